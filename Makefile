@@ -1,0 +1,25 @@
+# Two commands: `make demo` serves a seeded demo store, `make test` runs the whole suite.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+export OMP_NUM_THREADS ?= 1
+
+.PHONY: demo test bench clean
+
+$(BIN)/scope-recall: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+demo: $(BIN)/scope-recall
+	$(BIN)/scope-recall demo
+
+test: $(BIN)/scope-recall
+	$(BIN)/python -m pytest -q
+
+bench: $(BIN)/scope-recall
+	$(BIN)/python -m pytest -q -m slow
+
+clean:
+	rm -rf $(VENV) .pytest_cache

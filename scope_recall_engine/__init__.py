@@ -1,0 +1,1 @@
+"""Scope Recall: scoped, auditable long-term memory for LLM agents."""

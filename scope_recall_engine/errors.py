@@ -1,0 +1,38 @@
+"""Every error the engine raises on purpose; adapters map them to exit codes, HTTP status or tool JSON here."""
+
+
+class ScopeRecallError(Exception):
+    """Base class: a refusal or invalid request the caller can act on."""
+
+    exit_code = 1
+    http_status = 400
+
+
+class InvalidInput(ScopeRecallError):
+    """Content, target, identity or query that the engine will not accept."""
+
+
+class NotFound(ScopeRecallError):
+    http_status = 404
+
+
+class NotPermitted(ScopeRecallError):
+    """The principal's kind may not perform this transition (DESIGN §2)."""
+
+    http_status = 403
+
+
+class IllegalTransition(ScopeRecallError):
+    """The memory's lifecycle state does not allow this transition."""
+
+    http_status = 409
+
+
+class Tombstoned(ScopeRecallError):
+    """The value was rejected or purged by a person and may not come back on its own."""
+
+    http_status = 409
+
+
+class ConfigError(ScopeRecallError):
+    """Missing or invalid configuration (model ids, paths, passwords)."""

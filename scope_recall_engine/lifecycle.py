@@ -1,0 +1,286 @@
+"""Transitions: the only functions that change a memory, each enforcing DESIGN §2 and writing its audit event.
+
+Every function runs as one write transaction: the row, its FTS rows (triggers), its version, its audit event,
+its tombstone and its vector-outbox intent commit together or not at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import content as text
+from .errors import IllegalTransition, NotPermitted, Tombstoned
+from .principals import Principal
+from .scope import Identity, check_target, shared_part
+from .store import audit, enqueue_vector_sync, get_memory, now, record_version, scrub, update_memory, write
+
+STATES = ("candidate", "active", "archived", "rejected", "superseded", "purged")
+ALLOW, OWN_SCOPE, DENY = "allow", "own scope", "deny"
+NEW = None  # the from-state of a memory that does not exist yet
+
+
+@dataclass(frozen=True)
+class Rule:
+    from_states: tuple
+    human: str = DENY
+    agent: str = DENY
+    system: str = DENY
+
+
+RULES = {
+    "store": Rule((NEW,), human=ALLOW, agent=OWN_SCOPE),
+    "extract": Rule((NEW,), system=ALLOW),
+    "promote": Rule(("candidate",), human=ALLOW),
+    "reject": Rule(("candidate",), human=ALLOW),
+    "archive": Rule(("candidate", "active"), human=ALLOW, agent=OWN_SCOPE, system=ALLOW),
+    "restore": Rule(("archived",), human=ALLOW),
+    "edit": Rule(("candidate", "active"), human=ALLOW, agent=OWN_SCOPE),
+    "supersede": Rule(("active",), human=ALLOW, agent=OWN_SCOPE),
+    "purge": Rule(tuple(s for s in STATES if s != "purged"), human=ALLOW),
+}
+
+
+@dataclass(frozen=True)
+class StoreResult:
+    id: int
+    lifecycle: str
+    status: str  # created | duplicate | corroborated
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "lifecycle": self.lifecycle, "status": self.status}
+
+
+def authorize(action: str, principal: Principal, memory: dict | None = None,
+              scopes: tuple[str, ...] | None = None) -> None:
+    """Raise unless ``principal`` may apply ``action`` to ``memory`` (None for a new memory)."""
+    rule = RULES[action]
+    permission = getattr(rule, principal.kind)
+    if permission == DENY:
+        raise NotPermitted(f"{principal} may not {action} memories: only {_who(rule)} may")
+    if permission == OWN_SCOPE and memory is not None and memory["scope_id"] not in (scopes or ()):
+        raise NotPermitted(f"{principal} may only {action} memories in its own scope")
+    state = memory["lifecycle"] if memory is not None else NEW
+    if state not in rule.from_states:
+        allowed = ", ".join(s or "new" for s in rule.from_states)
+        raise IllegalTransition(f"cannot {action} memory {memory['id']}: it is {state}; {action} applies to: {allowed}")
+
+
+def _who(rule: Rule) -> str:
+    return " and ".join(kind for kind in ("human", "agent", "system") if getattr(rule, kind) != DENY) or "nobody"
+
+
+def check_tombstone(db, shared_scope_id: str, content_hash: str) -> None:
+    """Refuse a value a person rejected or purged in this shared scope, saying when and by whom."""
+    for stone in db["tombstones"].rows_where(
+        "shared_scope_id = ? and content_hash = ?", [shared_scope_id, content_hash], limit=1
+    ):
+        reason = f" ({stone['note']})" if stone["note"] else ""
+        raise Tombstoned(
+            f"refused: this value was {stone['reason']} by {stone['principal']} at {stone['at']}{reason}, "
+            "and a person's no is not undone automatically"
+        )
+
+
+def _tombstone(db, memory: dict, reason: str, principal: Principal, note: str | None) -> None:
+    stone = {"shared_scope_id": memory["shared_scope_id"], "content_hash": memory["content_hash"],
+             "reason": reason, "principal": str(principal), "at": now(), "memory_id": memory["id"], "note": note}
+    existing = list(db["tombstones"].rows_where(
+        "shared_scope_id = ? and content_hash = ?", [stone["shared_scope_id"], stone["content_hash"]]))
+    if existing:
+        db["tombstones"].update(existing[0]["id"], stone)
+    else:
+        db["tombstones"].insert(stone)
+
+
+def _insert(db, *, scope_id: str, target: str, content: str, principal: Principal, lifecycle: str,
+            review_state: str, origin: str, valid_from: str | None = None, supersedes: int | None = None,
+            reason: str | None = None) -> dict:
+    at = now()
+    row = {
+        "scope_id": scope_id, "shared_scope_id": shared_part(scope_id), "target": target, "content": content,
+        "content_hash": text.content_hash(content), "lifecycle": lifecycle, "review_state": review_state,
+        "origin": origin, "created_by": str(principal), "valid_from": valid_from, "valid_to": None,
+        "created_at": at, "updated_at": at, "version": 1, "generation": 1, "corroborations": 0,
+        "supersedes": supersedes,
+    }
+    memory_id = db["memories"].insert(row).last_pk
+    memory = {**row, "id": memory_id}
+    record_version(db, memory_id, 1, content, row["content_hash"], principal, reason)
+    audit(db, memory, "store" if lifecycle == "active" else "extract", principal,
+          to_state=lifecycle, reason=reason)
+    enqueue_vector_sync(db, memory_id, 1)
+    return memory
+
+
+def _existing(db, scope_id: str, content_hash: str) -> dict | None:
+    """The live row (active first, then candidate) holding this value in this scope, if any."""
+    rows = db["memories"].rows_where(
+        "scope_id = ? and content_hash = ? and lifecycle in ('active', 'candidate')",
+        [scope_id, content_hash], order_by="lifecycle = 'candidate', id", limit=1,
+    )
+    return next(iter(rows), None)
+
+
+def _corroborate(db, memory: dict, principal: Principal) -> StoreResult:
+    """A second sighting of a candidate counts for it but never promotes it."""
+    update_memory(db, memory, corroborations=memory["corroborations"] + 1)
+    audit(db, memory, "corroborate", principal, from_state="candidate", to_state="candidate")
+    return StoreResult(memory["id"], "candidate", "corroborated")
+
+
+def store(db, identity: Identity, target: str, content: str, principal: Principal, *,
+          origin: str = "explicit", reason: str | None = None) -> StoreResult:
+    """Explicit store (a person, or the agent because the user asked): active at once, in the caller's scope."""
+    check_target(target)
+    content = text.validate(content)
+    authorize("store", principal)
+    scope_id = identity.scope_for(target)
+    content_hash = text.content_hash(content)
+    with write(db):
+        check_tombstone(db, identity.shared_scope, content_hash)
+        existing = _existing(db, scope_id, content_hash)
+        if existing and existing["lifecycle"] == "active":
+            return StoreResult(existing["id"], "active", "duplicate")
+        if existing:
+            return _corroborate(db, existing, principal)
+        review_state = "human_reviewed" if principal.kind == "human" else "agent_asserted"
+        memory = _insert(db, scope_id=scope_id, target=target, content=content, principal=principal,
+                         lifecycle="active", review_state=review_state, origin=origin, reason=reason)
+        return StoreResult(memory["id"], "active", "created")
+
+
+def extract(db, scope_id: str, target: str, content: str, principal: Principal, *, origin: str,
+            reason: str | None = None, supersedes: int | None = None) -> StoreResult:
+    """A machine-found fact (digest, import): a candidate that waits for a person."""
+    check_target(target)
+    content = text.validate(content)
+    authorize("extract", principal)
+    content_hash = text.content_hash(content)
+    with write(db):
+        check_tombstone(db, shared_part(scope_id), content_hash)
+        existing = _existing(db, scope_id, content_hash)
+        if existing and existing["lifecycle"] == "active":
+            return StoreResult(existing["id"], "active", "duplicate")
+        if existing:
+            return _corroborate(db, existing, principal)
+        memory = _insert(db, scope_id=scope_id, target=target, content=content, principal=principal,
+                         lifecycle="candidate", review_state="auto", origin=origin, reason=reason,
+                         supersedes=supersedes)
+        return StoreResult(memory["id"], "candidate", "created")
+
+
+def _transition(db, action: str, memory_id: int, principal: Principal, scopes, reason, **changes) -> dict:
+    memory = get_memory(db, memory_id)
+    authorize(action, principal, memory, scopes)
+    updated = update_memory(db, memory, **changes)
+    audit(db, memory, action, principal, from_state=memory["lifecycle"], to_state=updated["lifecycle"],
+          reason=reason)
+    return updated
+
+
+def promote(db, memory_id: int, principal: Principal, *, reason: str | None = None,
+            scopes: tuple[str, ...] | None = None) -> dict:
+    """A person's yes: the candidate becomes active; if it supersedes an active row, that row's window closes."""
+    with write(db):
+        candidate = get_memory(db, memory_id)
+        changes = {"lifecycle": "active", "review_state": "human_reviewed"}
+        if candidate["supersedes"]:
+            changes["valid_from"] = candidate["valid_from"] or now()
+        promoted = _transition(db, "promote", memory_id, principal, scopes, reason, **changes)
+        if promoted["supersedes"]:
+            _close(db, get_memory(db, promoted["supersedes"]), promoted["id"], principal, promoted["valid_from"])
+        return promoted
+
+
+def reject(db, memory_id: int, principal: Principal, *, reason: str | None = None,
+           scopes: tuple[str, ...] | None = None) -> dict:
+    """A person's no: the candidate is rejected and its value tombstoned for the shared scope."""
+    with write(db):
+        rejected = _transition(db, "reject", memory_id, principal, scopes, reason, lifecycle="rejected")
+        _tombstone(db, rejected, "rejected", principal, reason)
+        return rejected
+
+
+def archive(db, memory_id: int, principal: Principal, *, reason: str | None = None,
+            scopes: tuple[str, ...] | None = None) -> dict:
+    """Forget, reversibly: out of recall, remembered for restore."""
+    with write(db):
+        memory = get_memory(db, memory_id)
+        return _transition(db, "archive", memory_id, principal, scopes, reason, lifecycle="archived",
+                           previous_lifecycle=memory["lifecycle"])
+
+
+def restore(db, memory_id: int, principal: Principal, *, reason: str | None = None,
+            scopes: tuple[str, ...] | None = None) -> dict:
+    with write(db):
+        memory = get_memory(db, memory_id)
+        return _transition(db, "restore", memory_id, principal, scopes, reason,
+                           lifecycle=memory["previous_lifecycle"] or "candidate", previous_lifecycle=None)
+
+
+def edit(db, memory_id: int, principal: Principal, content: str, *, reason: str | None = None,
+         scopes: tuple[str, ...] | None = None) -> dict:
+    """A new version of the text; the prior one stays in memory_versions."""
+    content = text.validate(content)
+    content_hash = text.content_hash(content)
+    with write(db):
+        memory = get_memory(db, memory_id)
+        authorize("edit", principal, memory, scopes)
+        if content == memory["content"]:
+            return memory
+        check_tombstone(db, memory["shared_scope_id"], content_hash)
+        version = memory["version"] + 1
+        updated = update_memory(db, memory, content=content, content_hash=content_hash, version=version)
+        record_version(db, memory_id, version, content, content_hash, principal, reason)
+        audit(db, memory, "edit", principal, from_state=memory["lifecycle"], to_state=memory["lifecycle"],
+              reason=reason)
+        return updated
+
+
+def supersede(db, memory_id: int, principal: Principal, content: str, *, reason: str | None = None,
+              scopes: tuple[str, ...] | None = None) -> dict:
+    """The world changed: a new active row from now on, the old one's validity window closed (not deleted)."""
+    content = text.validate(content)
+    with write(db):
+        old = get_memory(db, memory_id)
+        authorize("supersede", principal, old, scopes)
+        check_tombstone(db, old["shared_scope_id"], text.content_hash(content))
+        at = now()
+        review_state = "human_reviewed" if principal.kind == "human" else "agent_asserted"
+        new = _insert(db, scope_id=old["scope_id"], target=old["target"], content=content, principal=principal,
+                      lifecycle="active", review_state=review_state, origin="correction", valid_from=at,
+                      supersedes=old["id"], reason=reason or f"supersedes memory {old['id']}")
+        _close(db, old, new["id"], principal, at, reason)
+        return new
+
+
+def _close(db, old: dict, successor_id: int, principal: Principal, at: str, reason: str | None = None) -> None:
+    if old["lifecycle"] != "active":
+        return
+    update_memory(db, old, lifecycle="superseded", valid_to=at, superseded_by=successor_id)
+    audit(db, old, "supersede", principal, from_state="active", to_state="superseded",
+          reason=reason or f"superseded by memory {successor_id}")
+
+
+def purge(db, memory_id: int, principal: Principal, *, reason: str | None = None,
+          scopes: tuple[str, ...] | None = None) -> dict:
+    """Erase: content and versions gone, a tombstone of the hash kept, the audit event without content."""
+    with write(db):
+        memory = get_memory(db, memory_id)
+        authorize("purge", principal, memory, scopes)
+        _tombstone(db, memory, "purged", principal, None)
+        db["memory_versions"].delete_where("memory_id = ?", [memory_id])
+        purged = update_memory(db, memory, lifecycle="purged", content="", previous_lifecycle=None)
+        audit(db, memory, "purge", principal, from_state=memory["lifecycle"], to_state="purged", reason=reason)
+    scrub(db)
+    return purged
+
+
+def rows_in(db, scopes: tuple[str, ...], state: str | None = None) -> list[dict]:
+    """Rows of the given scopes for review, optionally of one lifecycle state, oldest first."""
+    where = f"scope_id in ({', '.join('?' for _ in scopes)})"
+    params = list(scopes)
+    if state:
+        where += " and lifecycle = ?"
+        params.append(state)
+    return list(db["memories"].rows_where(where, params, order_by="id"))

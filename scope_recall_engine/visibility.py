@@ -1,0 +1,47 @@
+"""The one rule for what may reach a model: active, in the accessible scope set, valid at the query time.
+
+``VISIBLE`` is the SQL every read lane uses; ``is_visible`` is its Python twin (tests hold them to the same
+answers) for rows that arrive from elsewhere, such as vector hits re-read from truth.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .store import now
+
+VISIBLE = (
+    "m.lifecycle = 'active'"
+    " AND m.scope_id IN (SELECT value FROM json_each(:visible_scopes))"
+    " AND (m.valid_from IS NULL OR m.valid_from <= :visible_at)"
+    " AND (m.valid_to IS NULL OR m.valid_to > :visible_at)"
+    " AND (:visible_trusted_only = 0 OR m.review_state = 'human_reviewed')"
+)
+
+
+@dataclass(frozen=True)
+class View:
+    """Whose eyes a read is for: scopes, the moment, and whether only human-reviewed rows count."""
+
+    scopes: tuple[str, ...]
+    at: str | None = None
+    trusted_only: bool = False
+
+    def params(self) -> dict:
+        return {
+            "visible_scopes": json.dumps(list(self.scopes)),
+            "visible_at": self.at or now(),
+            "visible_trusted_only": int(self.trusted_only),
+        }
+
+
+def is_visible(row: dict, view: View, at: str | None = None) -> bool:
+    at = at or view.at or now()
+    return (
+        row["lifecycle"] == "active"
+        and row["scope_id"] in view.scopes
+        and (row["valid_from"] is None or row["valid_from"] <= at)
+        and (row["valid_to"] is None or row["valid_to"] > at)
+        and (not view.trusted_only or row["review_state"] == "human_reviewed")
+    )
