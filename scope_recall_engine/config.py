@@ -1,0 +1,47 @@
+"""Settings that live beside the store, in ``config.json`` in the store's directory (Hermes: $HERMES_HOME/scope-recall/)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from .errors import ConfigError
+
+DEFAULT_EMBEDDING_MODEL = "scope-recall-e5-small"
+
+
+@dataclass
+class Config:
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL  # any llm embedding model id
+    digest_model: str | None = None  # an llm chat model id; None means "no model configured"
+    scope_aliases: list[str] = field(default_factory=list)  # extra scope ids every identity may read
+    excluded_chats: list[str] = field(default_factory=list)  # chats whose turns are never journaled
+    journal_retention_days: int | None = 30  # processed journal entries older than this are deleted
+    fallback_user: str | None = None  # Hermes CLI runtimes that supply no user id
+
+
+def config_path(db_path: str | Path) -> Path:
+    return Path(db_path).expanduser().parent / "config.json"
+
+
+def load(db_path: str | Path) -> Config:
+    path = config_path(db_path)
+    if not path.exists():
+        return Config()
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    known = {f.name for f in fields(Config)}
+    unknown = set(values) - known
+    if unknown:
+        raise ConfigError(f"{path}: unknown settings {sorted(unknown)}; known: {sorted(known)}")
+    return Config(**values)
+
+
+def save(db_path: str | Path, config: Config) -> Path:
+    path = config_path(db_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(asdict(config), indent=2) + "\n", encoding="utf-8")
+    return path
