@@ -1,0 +1,44 @@
+import llm
+import numpy as np
+from llm.plugins import pm
+
+from scope_recall_engine import embedders
+
+
+def test_models_register_without_entry_points(monkeypatch):
+    monkeypatch.setenv("LLM_LOAD_PLUGINS", "")
+    embedders.ensure_registered()
+    embedders.ensure_registered()  # idempotent: never a second registration
+    ids = [model.model_id for model in llm.get_embedding_models()]
+    assert ids.count(embedders.E5_MODEL_ID) == 1 and ids.count(embedders.HASH_MODEL_ID) == 1
+    assert pm.is_registered(embedders)
+
+
+def test_hash_embedder_is_deterministic_and_normalized():
+    model = embedders.get_model(embedders.HASH_MODEL_ID)
+    a, b = embedders.embed_passages(model, ["alice likes tea", "alice likes tea"])
+    assert a == b and abs(np.linalg.norm(a) - 1) < 1e-9
+    # the prefix convention: "query: x" and "passage: x" embed the same text for the hash model
+    assert model.embed("query: alice likes tea") == a
+
+
+def test_e5_ranks_the_related_passage_first_across_languages():
+    model = embedders.get_model(embedders.E5_MODEL_ID)
+    passages = np.array(embedders.embed_passages(model, [
+        "Alice's favourite food is sushi", "The build server listens on port 8080", "爱丽丝最喜欢的食物是寿司"]))
+    query = np.array(embedders.embed_query(model, "what does Alice like to eat"))
+    scores = passages @ query
+    assert passages.shape == (3, 384)
+    assert scores[0] > scores[1] and scores[2] > scores[1]
+
+
+def test_e5_weights_load_once():
+    embedders.get_model(embedders.E5_MODEL_ID).embed("passage: one")
+    first = embedders._e5()
+    embedders.get_model(embedders.E5_MODEL_ID).embed("passage: two")
+    assert embedders._e5() is first
+
+
+def test_query_prefix_changes_the_vector_only_for_prefixed_models():
+    model = embedders.get_model(embedders.E5_MODEL_ID)
+    assert embedders.embed_query(model, "tea") != embedders.embed_passages(model, ["tea"])[0]
