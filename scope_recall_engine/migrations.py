@@ -131,3 +131,13 @@ def m003_vector_outbox_and_recall_ledger(db):
     )
     for column in ("at", "surface", "miss_reason", "session_key"):
         db["recall_events"].create_index([column])
+
+
+@migration
+def m004_vector_repairs(db):
+    """Vector hits that failed re-verification against truth: the index needs repair (index check reports them)."""
+    db["vector_repairs"].create(
+        {"id": int, "memory_id": int, "reason": str, "at": str},
+        pk="id", not_null={"memory_id", "reason", "at"},
+    )
+    db["vector_repairs"].create_index(["memory_id"])
