@@ -28,15 +28,20 @@ def connect(path: str | os.PathLike | None = None, *, migrate_schema: bool = Tru
     path = Path(path).expanduser() if path else default_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA secure_delete = ON")
-    conn.execute("PRAGMA foreign_keys = ON")
+    configure(conn)
     db = sqlite_utils.Database(conn)
     if migrate_schema:
         migrate(db)
     return db
+
+
+def configure(conn: sqlite3.Connection) -> None:
+    """Settings every connection to a store needs, also ones opened by others (Datasette): wait, erase, enforce."""
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+    conn.execute("PRAGMA secure_delete = ON")
+    conn.execute("PRAGMA foreign_keys = ON")
 
 
 @contextlib.contextmanager
