@@ -213,3 +213,21 @@ def _summary(row: dict) -> dict:
 
 def _print_row(row: dict, as_json: bool) -> None:
     emit(_summary(row), as_json, f"memory {row['id']}: {row['lifecycle']} (version {row['version']})")
+
+
+@cli.command()
+@click.option("--repair", is_flag=True, help="First rebuild what can be rebuilt from truth (FTS indexes).")
+@json_option
+def doctor(repair, as_json):
+    """Check the store's health; exit 1 on any problem, naming the repair command."""
+    from . import doctor as health
+
+    db = open_db()
+    if repair:
+        click.echo(f"rebuilt: {', '.join(health.repair(db))}", err=True)
+    checks = health.run(db)
+    emit({"ok": all(c.ok for c in checks), "checks": [c.as_dict() for c in checks]}, as_json,
+         "\n".join(f"{'ok ' if c.ok else 'BAD'} {c.name}: {c.detail}" + (f"\n    repair: {c.repair}" if c.repair else "")
+                   for c in checks))
+    if not all(c.ok for c in checks):
+        sys.exit(1)

@@ -1,0 +1,104 @@
+"""Health checks over one store: each says what is wrong and the command that repairs it."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+from .migrations import MIGRATIONS, schema_version
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    repair: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+CHECKS: list[Callable] = []
+check = CHECKS.append
+
+
+def run(db) -> list[Check]:
+    return [fn(db) for fn in CHECKS]
+
+
+@check
+def integrity(db) -> Check:
+    result = [row[0] for row in db.execute("PRAGMA integrity_check")]
+    return Check("integrity", result == ["ok"], "; ".join(result[:5]),
+                 None if result == ["ok"] else "restore the store from a backup (sqlite3 .recover can salvage rows)")
+
+
+@check
+def schema(db) -> Check:
+    applied, known = schema_version(db), [fn.__name__ for fn in MIGRATIONS]
+    ok = applied == known
+    return Check("schema", ok, f"{len(applied)} of {len(known)} migrations applied (latest {applied[-1:] or None})",
+                 None if ok else "run any scope-recall command with this version to migrate")
+
+
+@check
+def full_text_index(db) -> Check:
+    """Each FTS index is internally sound and holds exactly one document per memory row."""
+    problems = []
+    for table in ("memories_fts", "memories_trigram"):
+        try:
+            db.execute(f"insert into {table}({table}) values ('integrity-check')")
+        except sqlite3.DatabaseError as error:
+            problems.append(f"{table}: {error}")
+        drift = db.execute(f"""
+            select count(*) from (select id from memories except select id from {table}_docsize)
+            union all select count(*) from (select id from {table}_docsize except select id from memories)
+        """).fetchall()
+        missing, extra = drift[0][0], drift[1][0]
+        if missing or extra:
+            problems.append(f"{table}: {missing} rows missing, {extra} extra")
+    return Check("full_text_index", not problems, "; ".join(problems) or "FTS indexes match the memories table",
+                 "scope-recall doctor --repair" if problems else None)
+
+
+@check
+def audit_coverage(db) -> Check:
+    """Every change bumps a row's generation once and writes exactly one audit event with a principal."""
+    unaudited = db.execute("""
+        select m.id from memories m left join audit_events a on a.memory_id = m.id
+        group by m.id having count(a.id) != m.generation limit 20
+    """).fetchall()
+    anonymous = db.execute("select count(*) from audit_events where coalesce(principal, '') = ''").fetchone()[0]
+    ok = not unaudited and not anonymous
+    detail = (f"{db['audit_events'].count} events; memories whose changes and events disagree: "
+              f"{[row[0] for row in unaudited]}; events without principal: {anonymous}")
+    return Check("audit_coverage", ok, detail, None if ok else "investigate: a write bypassed the engine")
+
+
+@check
+def versions(db) -> Check:
+    """Every live memory's current text is its latest recorded version."""
+    broken = db.execute("""
+        select m.id from memories m left join memory_versions v on v.memory_id = m.id and v.version = m.version
+        where m.lifecycle != 'purged' and (v.id is null or v.content != m.content) limit 20
+    """).fetchall()
+    return Check("versions", not broken, f"memories without their current version: {[r[0] for r in broken]}",
+                 "investigate: a write bypassed the engine" if broken else None)
+
+
+@check
+def vector_outbox(db) -> Check:
+    pending = db["vector_outbox"].count
+    return Check("vector_outbox", True, f"{pending} pending intents (applied by `scope-recall index drain`)")
+
+
+def repair(db) -> list[str]:
+    """Rebuild what can be rebuilt from truth: the FTS indexes."""
+    from .store import write
+
+    with write(db):
+        for table in ("memories_fts", "memories_trigram"):
+            db.execute(f"insert into {table}({table}) values ('rebuild')")
+    return ["memories_fts", "memories_trigram"]

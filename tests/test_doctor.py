@@ -1,0 +1,44 @@
+import json
+
+from click.testing import CliRunner
+
+from scope_recall_engine import doctor, lifecycle
+from scope_recall_engine.cli import cli
+from scope_recall_engine.principals import agent, human
+
+
+def names_failing(db):
+    return {c.name for c in doctor.run(db) if not c.ok}
+
+
+def seeded(db, alice):
+    first = lifecycle.store(db, alice, "user", "Alice keeps a tidy garage", agent("default")).id
+    lifecycle.edit(db, first, human("ops"), "Alice keeps a very tidy garage")
+    return first
+
+
+def test_a_healthy_store_is_clean_and_the_cli_exits_zero(db, db_path, alice):
+    seeded(db, alice)
+    assert names_failing(db) == set()
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "doctor", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["ok"] is True
+
+
+def test_fts_drift_is_found_and_repaired(db, db_path, alice):
+    memory_id = seeded(db, alice)
+    content = db["memories"].get(memory_id)["content"]
+    db.execute("insert into memories_fts(memories_fts, rowid, content) values ('delete', ?, ?)", [memory_id, content])
+    db.conn.commit()
+    assert "full_text_index" in names_failing(db)
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "doctor"])
+    assert result.exit_code == 1 and "scope-recall doctor --repair" in result.stdout
+    doctor.repair(db)
+    assert "full_text_index" not in names_failing(db)
+
+
+def test_a_write_that_bypassed_the_engine_is_reported(db, alice):
+    memory_id = seeded(db, alice)
+    db.execute("update memories set lifecycle = 'archived', generation = generation + 1 where id = ?", [memory_id])
+    db.execute("update memories set content = 'silently rewritten' where id = ?", [memory_id])
+    db.conn.commit()
+    assert {"audit_coverage", "versions"} <= names_failing(db)
