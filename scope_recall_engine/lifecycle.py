@@ -273,6 +273,9 @@ def purge(db, memory_id: int, principal: Principal, *, reason: str | None = None
         purged = update_memory(db, memory, lifecycle="purged", content="", previous_lifecycle=None)
         audit(db, memory, "purge", principal, from_state=memory["lifecycle"], to_state="purged", reason=reason)
     scrub(db)
+    from . import vectors  # lazy: LanceDB is imported only when a companion exists
+
+    vectors.forget(db, memory_id)
     return purged
 
 

@@ -1,0 +1,361 @@
+"""The LanceDB vector companion: a rebuildable copy of truth, kept in step through the outbox.
+
+Writes never touch LanceDB: every transition enqueues ``vector_outbox`` intents in its own SQLite transaction,
+and ``drain`` (any process, any time, idempotent) re-reads truth for those ids and upserts or deletes rows keyed
+by id + content hash + generation. Rows carry no text; a hit counts only after retrieval re-reads it from SQLite.
+``import lancedb`` costs ~1.3 s, so it happens only here and only when the companion is used.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import warnings
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Callable, Iterable
+
+from . import config
+from .store import enqueue_vector_sync, now, write
+
+TABLE = "memories"
+UNEMBEDDED_TARGETS = ("general",)  # scratch rows are found by the lexical lanes only
+BATCH = 64
+REPORT_IDS = 50  # ids listed per category in check()
+
+_LOCK = threading.Lock()
+_OPEN: dict[str, object] = {}  # index dir -> lancedb connection, reused across queries
+
+
+@dataclass
+class DrainResult:
+    upserted: int = 0
+    deleted: int = 0
+    embedded: int = 0
+    reused: int = 0
+    rebuilt: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class CheckResult:
+    model: str
+    index_model: str | None
+    expected: int
+    indexed: int
+    missing: list[int] = field(default_factory=list)
+    stale: list[int] = field(default_factory=list)
+    extra: list[int] = field(default_factory=list)
+    pending: int = 0
+    repairs: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.stale or self.extra or self.repairs) and self.model == self.index_model
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        for key in ("missing", "stale", "extra"):
+            data[key] = {"count": len(data[key]), "ids": data[key][:REPORT_IDS]}
+        return {**data, "ok": self.ok}
+
+
+def store_path(db) -> Path:
+    return Path(db.execute("pragma database_list").fetchone()[2])
+
+
+def index_dir(db) -> Path:
+    path = store_path(db)
+    return path.parent / f"{path.stem}.vectors"
+
+
+def exists(db) -> bool:
+    return (index_dir(db) / "index.json").exists()
+
+
+def model_id(db) -> str:
+    return config.load(store_path(db)).embedding_model
+
+
+def _meta(db) -> dict:
+    path = index_dir(db) / "index.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def _connect(db):
+    import lancedb
+
+    directory = index_dir(db)
+    with _LOCK:
+        if str(directory) not in _OPEN:
+            directory.mkdir(parents=True, exist_ok=True)
+            _OPEN[str(directory)] = lancedb.connect(directory, read_consistency_interval=timedelta(0))
+        return _OPEN[str(directory)]
+
+
+def _table(db):
+    connection = _connect(db)
+    return connection.open_table(TABLE) if _has_table(connection) else None
+
+
+def _has_table(connection) -> bool:
+    return TABLE in connection.list_tables().tables
+
+
+def _create(db, model: str, dimensions: int):
+    import pyarrow as pa
+
+    schema = pa.schema([
+        ("id", pa.int64()), ("scope_id", pa.string()), ("lifecycle", pa.string()),
+        ("content_hash", pa.string()), ("generation", pa.int64()), ("model", pa.string()),
+        ("vector", pa.list_(pa.float32(), dimensions)),
+    ])
+    table = _connect(db).create_table(TABLE, schema=schema, mode="overwrite")
+    (index_dir(db) / "index.json").write_text(json.dumps({"model": model, "dimensions": dimensions}) + "\n")
+    return table
+
+
+def _in(column: str, values: Iterable) -> str:
+    quoted = ", ".join(str(int(v)) if isinstance(v, int) else "'" + str(v).replace("'", "''") + "'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+def _indexed(table, ids: list[int], columns: list[str]) -> dict[int, dict]:
+    if table is None or not ids:
+        return {}
+    rows = table.search().where(_in("id", ids)).select(["id", *columns]).limit(len(ids) * 2).to_list()
+    return {row["id"]: row for row in rows}
+
+
+def _reusable(table, hashes: set[str], model: str) -> dict[str, list[float]]:
+    """Vectors already computed for the same text (same hash, same model), e.g. a value stored in two scopes."""
+    if table is None or not hashes:
+        return {}
+    rows = (table.search().where(f"{_in('content_hash', hashes)} AND {_in('model', [model])}")
+            .select(["content_hash", "vector"]).limit(len(hashes) * 4).to_list())
+    return {row["content_hash"]: list(row["vector"]) for row in rows}
+
+
+def _apply(db, ids: list[int], model: str, result: DrainResult) -> set[int]:
+    """Bring the companion rows of ``ids`` in line with truth; returns the ids whose rows were erased."""
+    truth = {row["id"]: row for row in db["memories"].rows_where(_in("id", ids))}
+    gone = [i for i in ids if i not in truth or truth[i]["lifecycle"] == "purged"
+            or truth[i]["target"] in UNEMBEDDED_TARGETS]
+    wanted = [truth[i] for i in ids if i not in gone]
+    table = _table(db)
+    current = _indexed(table, [row["id"] for row in wanted], ["content_hash", "model", "vector"])
+    vectors = {row["content_hash"]: list(current[row["id"]]["vector"]) for row in wanted
+               if row["id"] in current and current[row["id"]]["model"] == model}
+    vectors |= _reusable(table, {row["content_hash"] for row in wanted} - set(vectors), model)
+    result.reused += sum(1 for row in wanted if row["content_hash"] in vectors)
+    fresh = {row["content_hash"]: row["content"] for row in wanted if row["content_hash"] not in vectors}
+    if fresh:
+        from . import embedders
+
+        computed = embedders.embed_passages(embedders.get_model(model), list(fresh.values()))
+        vectors |= dict(zip(fresh, computed))
+        result.embedded += len(fresh)
+    if wanted and table is None:
+        table = _create(db, model, len(next(iter(vectors.values()))))
+    if wanted:
+        records = [{"id": row["id"], "scope_id": row["scope_id"], "lifecycle": row["lifecycle"],
+                    "content_hash": row["content_hash"], "generation": row["generation"], "model": model,
+                    "vector": vectors[row["content_hash"]]} for row in wanted]
+        table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(records)
+        result.upserted += len(records)
+    erased = set(_indexed(table, gone, []))
+    if erased:
+        table.delete(_in("id", erased))
+        result.deleted += len(erased)
+    _settle(db, ids, truth)
+    return {i for i in erased if i not in truth or truth[i]["lifecycle"] == "purged"}
+
+
+def _settle(db, ids: list[int], truth: dict) -> None:
+    """Remove the outbox intents and repair marks this pass has applied (newer intents stay)."""
+    with write(db):
+        for memory_id in ids:
+            generation = truth[memory_id]["generation"] if memory_id in truth else 2**62
+            db.execute("delete from vector_outbox where memory_id = ? and generation <= ?", [memory_id, generation])
+            db.execute("delete from vector_repairs where memory_id = ?", [memory_id])
+
+
+def scrub(db) -> None:
+    """Make deleted vectors unrecoverable: compact, rewrite fragments that still hold deleted rows, drop old versions."""
+    table = _table(db)
+    if table is None:
+        return
+    with warnings.catch_warnings():  # "removes every version but the latest": that is the point here
+        warnings.simplefilter("ignore", UserWarning)
+        _optimize_now(table)
+        stats = table.stats()
+    fragments = stats["fragment_stats"]
+    physical = round(fragments["lengths"]["mean"] * fragments["num_fragments"]) if fragments["num_fragments"] else 0
+    if physical > stats["num_rows"]:
+        data = table.to_arrow()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            _optimize_now(_connect(db).create_table(TABLE, data, mode="overwrite"))
+
+
+def _optimize_now(table) -> None:
+    table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+
+def forget(db, memory_id: int) -> bool:
+    """After a purge: delete the row and scrub old versions now rather than at the next drain.
+
+    Returns False when the companion could not be reached; the outbox intent then stays for the next drain.
+    """
+    if not exists(db):
+        return True
+    try:
+        if _apply(db, [memory_id], model_id(db), DrainResult()):
+            scrub(db)
+    except Exception:  # LanceDB missing or broken: truth is already purged, and the intent is still queued
+        return False
+    return True
+
+
+def drain(db, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> DrainResult:
+    """Apply pending outbox intents (oldest first). Safe to run from several processes at once."""
+    model = model_id(db)
+    if exists(db) and _meta(db).get("model") != model:
+        return rebuild(db, progress=progress)
+    result, erased, done = DrainResult(), set(), 0
+    while limit is None or done < limit:
+        ids = [row[0] for row in db.execute(
+            "select memory_id from vector_outbox group by memory_id order by min(id) limit ?",
+            [BATCH if limit is None else min(BATCH, limit - done)])]
+        if not ids:
+            break
+        erased |= _apply(db, ids, model, result)
+        done += len(ids)
+        if progress:
+            progress(len(ids))
+    if erased:
+        scrub(db)
+    return result
+
+
+def pending(db) -> int:
+    return db.execute("select count(distinct memory_id) from vector_outbox").fetchone()[0]
+
+
+def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult:
+    """Throw the companion away and rebuild it from truth with the configured model."""
+    model = model_id(db)
+    connection = _connect(db)
+    if _has_table(connection):
+        connection.drop_table(TABLE)
+    (index_dir(db) / "index.json").unlink(missing_ok=True)
+    result = DrainResult(rebuilt=True)
+    ids = [row[0] for row in db.execute(
+        "select id from memories union select memory_id from vector_outbox order by 1")]
+    for start in range(0, len(ids), BATCH):
+        _apply(db, ids[start:start + BATCH], model, result)
+        if progress:
+            progress(len(ids[start:start + BATCH]))
+    scrub(db)
+    return result
+
+
+def check(db) -> CheckResult:
+    """Compare the companion with truth: rows missing, stale (hash, generation, lifecycle, scope, model), extra."""
+    placeholders = ", ".join("?" for _ in UNEMBEDDED_TARGETS)
+    truth = {row[0]: row[1:] for row in db.execute(
+        f"select id, scope_id, lifecycle, content_hash, generation from memories "
+        f"where lifecycle != 'purged' and target not in ({placeholders})", UNEMBEDDED_TARGETS)}
+    model = model_id(db)
+    table = _table(db) if exists(db) else None
+    indexed = {}
+    if table is not None:
+        columns = ["id", "scope_id", "lifecycle", "content_hash", "generation", "model"]
+        rows = table.search().select(columns).limit(max(table.count_rows(), 1)).to_list()
+        indexed = {row["id"]: (row["scope_id"], row["lifecycle"], row["content_hash"], row["generation"],
+                               row["model"]) for row in rows}
+    return CheckResult(
+        model=model, index_model=_meta(db).get("model"), expected=len(truth), indexed=len(indexed),
+        missing=sorted(set(truth) - set(indexed)),
+        stale=sorted(i for i in set(truth) & set(indexed) if (*truth[i], model) != indexed[i]),
+        extra=sorted(set(indexed) - set(truth)),
+        pending=pending(db),
+        repairs=db.execute("select count(distinct memory_id) from vector_repairs").fetchone()[0],
+    )
+
+
+def mark_for_repair(db, memory_id: int, reason: str) -> None:
+    """A vector hit disagreed with truth: record it and queue the id so the next drain rewrites its row."""
+    with write(db):
+        db["vector_repairs"].insert({"memory_id": memory_id, "reason": reason, "at": now()})
+        row = db.execute("select generation from memories where id = ?", [memory_id]).fetchone()
+        enqueue_vector_sync(db, memory_id, row[0] if row else 0)
+
+
+@dataclass
+class VectorHit:
+    id: int
+    content_hash: str
+    scope_id: str
+    similarity: float
+
+
+def nearest(db, scopes: tuple[str, ...], vector: list[float], limit: int) -> list[VectorHit]:
+    """Cosine nearest rows, prefiltered to the given scopes and active rows (truth re-checks every hit)."""
+    table = _table(db) if exists(db) else None
+    if table is None:
+        return []
+    rows = (table.search(vector).metric("cosine")
+            .where(f"{_in('scope_id', scopes)} AND lifecycle = 'active'", prefilter=True)
+            .select(["id", "content_hash", "scope_id", "_distance"]).limit(limit).to_list())
+    return [VectorHit(row["id"], row["content_hash"], row["scope_id"], 1.0 - row["_distance"]) for row in rows]
+
+
+def _progress_bar(label: str, total: int):
+    import click
+
+    return click.progressbar(length=total, label=label, file=click.get_text_stream("stderr"))
+
+
+def index_group():
+    """The `scope-recall index` commands (built on demand so importing this module never imports the CLI)."""
+    import click
+
+    from .cli import emit, json_option, open_db
+
+    @click.group(name="index")
+    def group():
+        """The LanceDB vector companion: drain the outbox, check it against truth, rebuild it."""
+
+    @group.command(name="drain")
+    @json_option
+    def drain_command(as_json):
+        """Apply pending outbox intents (embeds new and changed memories)."""
+        db = open_db()
+        with _progress_bar("draining", pending(db)) as bar:
+            result = drain(db, progress=bar.update)
+        emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
+
+    @group.command(name="check")
+    @json_option
+    def check_command(as_json):
+        """Missing, stale and extra rows versus truth; exit 1 unless consistent."""
+        result = check(open_db()).as_dict()
+        emit(result, as_json, "\n".join(f"{key}: {value}" for key, value in result.items()))
+        if not result["ok"]:
+            raise SystemExit(1)
+
+    @group.command(name="rebuild")
+    @json_option
+    def rebuild_command(as_json):
+        """Rebuild the companion from truth with the configured embedding model."""
+        db = open_db()
+        total = db.execute("select count(*) from memories").fetchone()[0]
+        with _progress_bar("rebuilding", total) as bar:
+            result = rebuild(db, progress=bar.update)
+        emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
+
+    return group

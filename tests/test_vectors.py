@@ -1,0 +1,111 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scope_recall_engine import config, embedders, lifecycle, vectors
+from scope_recall_engine.principals import human
+
+ME = human("tester")
+
+
+@pytest.fixture
+def hashed(db, db_path):
+    """A store whose companion uses the fast hash embedder."""
+    config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
+    return db
+
+
+def _store(db, identity, texts, target="memory"):
+    return [lifecycle.store(db, identity, target, text, ME).id for text in texts]
+
+
+def test_drain_is_idempotent_and_skips_scratch_rows(hashed, alice):
+    ids = _store(hashed, alice, ["alice drinks green tea", "alice owns a red bicycle"])
+    _store(hashed, alice, ["scratch note"], target="general")
+    first = vectors.drain(hashed)
+    assert (first.upserted, first.embedded) == (2, 2)
+    assert vectors.drain(hashed).upserted == 0
+    report = vectors.check(hashed)
+    assert report.ok and report.indexed == 2 and report.pending == 0
+    assert {hit.id for hit in vectors.nearest(hashed, alice.accessible(), [0.1] * 256, 10)} == set(ids)
+
+
+def test_lifecycle_changes_reach_the_companion_without_reembedding(hashed, alice):
+    memory_id, = _store(hashed, alice, ["alice drinks green tea"])
+    vectors.drain(hashed)
+    lifecycle.archive(hashed, memory_id, ME)
+    assert vectors.check(hashed).stale == [memory_id]
+    result = vectors.drain(hashed)
+    assert (result.upserted, result.embedded, result.reused) == (1, 0, 1)
+    assert vectors.nearest(hashed, alice.accessible(), [0.1] * 256, 10) == []
+    lifecycle.restore(hashed, memory_id, ME)
+    vectors.drain(hashed)
+    assert [hit.id for hit in vectors.nearest(hashed, alice.accessible(), [0.1] * 256, 10)] == [memory_id]
+
+
+def _lance_table(db):
+    return vectors._table(db)
+
+
+def test_check_reports_missing_stale_and_extra_and_rebuild_repairs(hashed, alice):
+    a, b, c = _store(hashed, alice, ["one fact", "two fact", "three fact"])
+    vectors.drain(hashed)
+    table = _lance_table(hashed)
+    table.delete(f"id = {a}")
+    table.update(where=f"id = {b}", values={"content_hash": "tampered"})
+    row = table.search().where(f"id = {c}").limit(1).to_list()[0]
+    table.add([{**{k: v for k, v in row.items() if k != "_distance"}, "id": 999}])
+    report = vectors.check(hashed)
+    assert (report.missing, report.stale, report.extra, report.ok) == ([a], [b], [999], False)
+    result = vectors.rebuild(hashed)
+    assert result.rebuilt and vectors.check(hashed).ok
+
+
+def _files_containing(directory: Path, needle: bytes) -> list[Path]:
+    return [p for p in directory.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_purge_erases_the_vector_from_every_file(hashed, alice, db_path):
+    keep, gone = _store(hashed, alice, ["alice keeps this fact", "alice's secret door code is 4711"])
+    vectors.drain(hashed)
+    model = embedders.get_model(embedders.HASH_MODEL_ID)
+    vector = np.array(embedders.embed_passages(model, ["alice's secret door code is 4711"])[0], dtype=np.float32)
+    start = int(np.flatnonzero(vector)[0])
+    needle = vector[start:start + 8].tobytes()
+    assert _files_containing(vectors.index_dir(hashed), needle)  # positive control: it is on disk now
+    lifecycle.purge(hashed, gone, ME)
+    assert _files_containing(db_path.parent, needle) == []
+    assert vectors.check(hashed).ok and vectors.check(hashed).indexed == 1
+
+
+def test_changing_the_model_rebuilds(hashed, alice, db_path):
+    _store(hashed, alice, ["alice drinks green tea"])
+    vectors.drain(hashed)
+    config.save(db_path, config.Config(embedding_model=embedders.E5_MODEL_ID))
+    assert not vectors.check(hashed).ok
+    result = vectors.drain(hashed)
+    assert result.rebuilt and vectors.check(hashed).ok
+    assert vectors.check(hashed).index_model == embedders.E5_MODEL_ID
+
+
+def test_repair_marks_are_reported_and_cleared_by_drain(hashed, alice):
+    memory_id, = _store(hashed, alice, ["alice drinks green tea"])
+    vectors.drain(hashed)
+    vectors.mark_for_repair(hashed, memory_id, "test")
+    assert vectors.check(hashed).repairs == 1 and not vectors.check(hashed).ok
+    vectors.drain(hashed)
+    assert vectors.check(hashed).ok
+
+
+def test_store_command_does_not_import_lancedb(tmp_path):
+    code = (
+        "import sys; from click.testing import CliRunner; from scope_recall_engine.cli import cli; "
+        f"r = CliRunner().invoke(cli, ['--db', r'{tmp_path / 'm.sqlite3'}', 'store', '--user', 'a', "
+        "'--target', 'memory', 'a fact']); assert r.exit_code == 0, r.output; "
+        "assert 'lancedb' not in sys.modules and 'llm' not in sys.modules; print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
