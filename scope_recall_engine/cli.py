@@ -231,3 +231,7 @@ def doctor(repair, as_json):
                    for c in checks))
     if not all(c.ok for c in checks):
         sys.exit(1)
+
+
+from .write_commands import register_write_commands  # noqa: E402  (journal, digest, govern, bench write)
+register_write_commands(cli)

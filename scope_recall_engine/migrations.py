@@ -141,3 +141,56 @@ def m004_vector_repairs(db):
         pk="id", not_null={"memory_id", "reason", "at"},
     )
     db["vector_repairs"].create_index(["memory_id"])
+
+
+_REVOKE_SOURCES = """
+  UPDATE memories SET provenance = 'revoked'
+    WHERE id IN (SELECT memory_id FROM memory_sources WHERE journal_entry_id = old.id AND revoked = 0);
+  INSERT INTO audit_events(memory_id, scope_id, action, principal, principal_kind, reason, at)
+    SELECT s.memory_id, m.scope_id, 'revoke_provenance', 'system:journal', 'system',
+           'source journal entry ' || old.id || ' {what}', strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')
+    FROM memory_sources s JOIN memories m ON m.id = s.memory_id
+    WHERE s.journal_entry_id = old.id AND s.revoked = 0;
+  UPDATE memory_sources SET revoked = 1, revoked_reason = 'entry {what}',
+         revoked_at = strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')
+    WHERE journal_entry_id = old.id AND revoked = 0;
+"""
+
+
+@migration
+def m005_write_path(db):
+    """Journal, provenance links (revoked by trigger when an entry is erased or changed), digest runs, leases."""
+    db["journal_entries"].create(
+        {"id": int, "scope_id": str, "shared_scope_id": str, "session": str, "role": str, "content": str,
+         "content_hash": str, "redactions": int, "created_at": str, "processed_at": str, "digest_run_id": int},
+        pk="id", not_null={"scope_id", "shared_scope_id", "session", "role", "content", "content_hash",
+                           "created_at"},
+        defaults={"redactions": 0},
+    )
+    db["journal_entries"].create_index(["scope_id", "session", "role", "content_hash"], unique=True)
+    for column in ("processed_at", "shared_scope_id", "created_at"):
+        db["journal_entries"].create_index([column])
+    db["memory_sources"].create(
+        {"id": int, "memory_id": int, "journal_entry_id": int, "cited_sha256": str, "run_id": int,
+         "linked_at": str, "expired_at": str, "revoked": int, "revoked_reason": str, "revoked_at": str},
+        pk="id", not_null={"memory_id", "cited_sha256", "linked_at"}, defaults={"revoked": 0},
+        foreign_keys=[("memory_id", "memories", "id")],
+    )
+    db["memory_sources"].create_index(["memory_id", "journal_entry_id"], unique=True)
+    db["memory_sources"].create_index(["journal_entry_id"])
+    db["digest_runs"].create(
+        {"id": int, "started_at": str, "finished_at": str, "status": str, "holder": str, "extractor": str,
+         "model": str, "prompt_version": str, "entries": int, "facts": int, "decisions": str, "counts": str,
+         "duration_ms": float, "error": str},
+        pk="id", not_null={"started_at", "status", "extractor"},
+    )
+    db["leases"].create({"name": str, "holder": str, "acquired_at": str, "expires_at": str}, pk="name")
+    for column in ("provenance", "decision", "decision_reason", "slot"):
+        db["memories"].add_column(column, str)
+    db["memories"].create_index(["scope_id", "slot"])
+    db.executescript(
+        "CREATE TRIGGER journal_entries_revoke_ad AFTER DELETE ON journal_entries BEGIN"
+        + _REVOKE_SOURCES.format(what="erased") + "END;"
+        "CREATE TRIGGER journal_entries_revoke_au AFTER UPDATE OF content ON journal_entries"
+        " WHEN old.content IS NOT new.content BEGIN" + _REVOKE_SOURCES.format(what="changed") + "END;"
+    )

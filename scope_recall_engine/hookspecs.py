@@ -1,0 +1,26 @@
+"""The engine's own extension points (pluggy), like llm's and Datasette's: one short file, one line each."""
+
+from pluggy import HookimplMarker, HookspecMarker
+
+hookspec = HookspecMarker("scope_recall")
+hookimpl = HookimplMarker("scope_recall")
+
+
+@hookspec
+def register_redaction_rules(register):
+    """Register secret patterns: ``register(name, pattern, check=None)``; matches are redacted before disk."""
+
+
+@hookspec(firstresult=True)
+def capture_filter(role, text):
+    """Return a reason string to keep a turn out of the journal (noise, unwanted content), else None."""
+
+
+@hookspec
+def register_admission_policies(register):
+    """Register policies that may decide whether an extracted fact becomes a candidate."""
+
+
+@hookspec
+def register_recall_lanes(register):
+    """Register extra recall lanes; every lane must filter by the visibility predicate."""

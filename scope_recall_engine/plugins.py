@@ -1,0 +1,52 @@
+"""Plugin manager for the engine's hooks: entry points in group ``scope_recall``, and the core's own plugins.
+
+``SCOPE_RECALL_LOAD_PLUGINS`` (comma-separated distribution names, possibly empty) limits which installed
+plugins load, as ``LLM_LOAD_PLUGINS`` does for llm.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from importlib import metadata
+
+import pluggy
+
+from . import hookspecs
+
+DEFAULT_PLUGINS = ("scope_recall_engine.redaction",)
+ENTRY_POINT_GROUP = "scope_recall"
+
+pm = pluggy.PluginManager("scope_recall")
+pm.add_hookspecs(hookspecs)
+_loaded = False
+
+
+def load_plugins() -> pluggy.PluginManager:
+    """Register the core's plugins and installed ones, once per process."""
+    global _loaded
+    if _loaded:
+        return pm
+    _loaded = True
+    chosen = os.environ.get("SCOPE_RECALL_LOAD_PLUGINS")
+    if chosen is None and "pytest" not in sys.modules:
+        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+    for name in (chosen or "").split(","):
+        if name.strip():
+            _load_distribution(name.strip())
+    for module_name in DEFAULT_PLUGINS:
+        if not pm.has_plugin(module_name):
+            pm.register(importlib.import_module(module_name), name=module_name)
+    return pm
+
+
+def _load_distribution(name: str) -> None:
+    try:
+        distribution = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        sys.stderr.write(f"scope-recall plugin {name} could not be found\n")
+        return
+    for entry_point in distribution.entry_points:
+        if entry_point.group == ENTRY_POINT_GROUP:
+            pm.register(entry_point.load(), name=entry_point.name)

@@ -1,0 +1,49 @@
+"""CLI for the write path (journal, digest, govern, bench write): thin adapters over the engine's functions."""
+
+from __future__ import annotations
+
+import click
+
+from . import config as settings
+from . import journal
+from .cli import emit, identity_options, json_option, open_db
+from .store import default_path
+
+
+def _config() -> settings.Config:
+    return settings.load(click.get_current_context().obj["db_path"] or default_path())
+
+
+@click.group(name="journal")
+def journal_group():
+    """The sanitized, redacted record of turns (provenance only, never recalled)."""
+
+
+@journal_group.command(name="add")
+@identity_options
+@click.option("--role", type=click.Choice(journal.JOURNALED_ROLES), required=True)
+@json_option
+@click.argument("text")
+def journal_add(identity, role, as_json, text):
+    """Append one turn of session --session (noise dropped, secrets redacted before it is stored)."""
+    if not identity.session:
+        raise click.UsageError("--session is required for journal add")
+    result = journal.append(open_db(), identity, identity.session, role, text, _config())
+    emit(result.as_dict(), as_json, f"{result.status}: entry {result.id}" if result.id
+         else f"dropped: {result.reason}")
+
+
+@journal_group.command(name="list")
+@identity_options
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 10000))
+@json_option
+def journal_list(identity, limit, as_json):
+    """The identity's newest entries (one chat/session if given, else all of the user's)."""
+    rows = journal.entries(open_db(), identity, limit)
+    emit(rows, as_json, "\n".join(f"[{r['id']}] {r['session']} {r['role']:<9} "
+                                  f"{'processed' if r['processed_at'] else 'pending  '} {r['content']}"
+                                  for r in rows) or "no entries")
+
+
+def register_write_commands(cli: click.Group) -> None:
+    cli.add_command(journal_group)
