@@ -235,3 +235,6 @@ def doctor(repair, as_json):
 
 from .write_commands import register_write_commands  # noqa: E402  (journal, digest, govern, bench write)
 register_write_commands(cli)
+
+from .hermes import hermes_group  # noqa: E402  (scope-recall hermes install|verify)
+cli.add_command(hermes_group)
