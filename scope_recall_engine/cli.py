@@ -236,5 +236,9 @@ def doctor(repair, as_json):
 from .write_commands import register_write_commands  # noqa: E402  (journal, digest, govern, bench write)
 register_write_commands(cli)
 
+from .console import demo, hash_password, serve  # noqa: E402  (operator console: Datasette imported lazily)
+for _command in (serve, demo, hash_password):
+    cli.add_command(_command)
+
 from .hermes import hermes_group  # noqa: E402  (scope-recall hermes install|verify)
 cli.add_command(hermes_group)

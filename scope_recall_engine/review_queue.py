@@ -1,0 +1,90 @@
+"""What an operator needs to decide on candidates: the waiting rows, their evidence, their likely twins.
+
+Plain functions for the review surfaces (Datasette's queue page, any future CLI): oldest candidates first, the
+journal turns each one came from, and the active memories under the same scope that it may duplicate or
+contradict (lexical FTS under the visibility predicate, so only what recall could return counts as a twin);
+and a batch decision that applies lifecycle transitions one memory at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from . import journal, lifecycle
+from .errors import InvalidInput, ScopeRecallError
+from .lifecycle import DENY, RULES
+from .principals import Principal
+from .retrieval import Hit, lexical
+from .scope import label, shared_part
+from .visibility import View
+
+NEAREST_LIMIT = 3
+
+
+@dataclass
+class QueueItem:
+    """One candidate with what it rests on and what it might collide with."""
+
+    memory: dict
+    scope_label: str
+    evidence: list[dict] = field(default_factory=list)
+    nearest: list[Hit] = field(default_factory=list)
+
+
+def waiting_scopes(db: sqlite_utils.Database) -> list[dict]:
+    """Scopes with candidates waiting, the longest-waiting first, each with a readable label."""
+    rows = db.execute(
+        "select scope_id, count(*), min(created_at) from memories where lifecycle = 'candidate' "
+        "group by scope_id order by min(created_at)"
+    ).fetchall()
+    return [{"scope_id": scope_id, "label": label(scope_id), "waiting": waiting, "oldest": oldest}
+            for scope_id, waiting, oldest in rows]
+
+
+def candidates(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = 50) -> list[dict]:
+    """Candidates oldest first (the ones that waited longest are decided first), optionally of one scope."""
+    where, params = "lifecycle = 'candidate'", []
+    if scope_id:
+        where += " and scope_id = ?"
+        params.append(scope_id)
+    return list(db["memories"].rows_where(where, params, order_by="created_at, id", limit=limit))
+
+
+def nearest_active(db: sqlite_utils.Database, memory: dict, limit: int = NEAREST_LIMIT) -> list[Hit]:
+    """Active memories an identity in the candidate's scope would recall for its text: duplicates or conflicts."""
+    scopes = tuple(dict.fromkeys((memory["scope_id"], shared_part(memory["scope_id"]))))
+    return [hit for hit in lexical(db, View(scopes), memory["content"], limit + 1) if hit.id != memory["id"]][:limit]
+
+
+def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = 50) -> list[QueueItem]:
+    """The review queue: each waiting candidate beside its evidence and its nearest active memories."""
+    return [QueueItem(memory=row, scope_label=label(row["scope_id"]), evidence=journal.sources(db, row["id"]),
+                      nearest=nearest_active(db, row))
+            for row in candidates(db, scope_id, limit)]
+
+
+def human_actions(memory: dict) -> list[str]:
+    """The transitions a person may apply to this row in its current state (DESIGN §2), in table order."""
+    return [action for action, rule in RULES.items()
+            if rule.human != DENY and memory["lifecycle"] in rule.from_states]
+
+
+def decide(db: sqlite_utils.Database, decision: str, memory_ids: list[int], principal: Principal,
+           reason: str | None = None) -> tuple[list[int], list[tuple[int, str]]]:
+    """Promote or reject several candidates, each in its own transaction: one refusal does not undo the rest.
+
+    Returns the ids decided and, for the others, why not.
+    """
+    if decision not in ("promote", "reject"):
+        raise InvalidInput(f"a batch decision is promote or reject, not {decision!r}")
+    done, refused = [], []
+    for memory_id in memory_ids:
+        try:
+            getattr(lifecycle, decision)(db, memory_id, principal, reason=reason)
+        except ScopeRecallError as error:
+            refused.append((memory_id, str(error)))
+        else:
+            done.append(memory_id)
+    return done, refused
