@@ -86,9 +86,12 @@ def _meta(db) -> dict:
 
 
 def _connect(db):
+    return connect_dir(index_dir(db))
+
+
+def connect_dir(directory: Path):
     import lancedb
 
-    directory = index_dir(db)
     with _LOCK:
         if str(directory) not in _OPEN:
             directory.mkdir(parents=True, exist_ok=True)
@@ -303,59 +306,15 @@ class VectorHit:
     similarity: float
 
 
-def nearest(db, scopes: tuple[str, ...], vector: list[float], limit: int) -> list[VectorHit]:
-    """Cosine nearest rows, prefiltered to the given scopes and active rows (truth re-checks every hit)."""
-    table = _table(db) if exists(db) else None
-    if table is None:
-        return []
-    rows = (table.search(vector).metric("cosine")
+def nearest(directory: Path, scopes: tuple[str, ...], vector: list[float], limit: int) -> list[VectorHit]:
+    """Cosine nearest rows, prefiltered to the given scopes and active rows (truth re-checks every hit).
+
+    Takes the index directory, not the store, so it can run on a worker thread without touching SQLite.
+    """
+    connection = connect_dir(directory)
+    if not (directory / "index.json").exists() or not _has_table(connection):
+        raise FileNotFoundError(f"no vector index at {directory}: run `scope-recall index drain`")
+    rows = (connection.open_table(TABLE).search(vector).metric("cosine")
             .where(f"{_in('scope_id', scopes)} AND lifecycle = 'active'", prefilter=True)
             .select(["id", "content_hash", "scope_id", "_distance"]).limit(limit).to_list())
     return [VectorHit(row["id"], row["content_hash"], row["scope_id"], 1.0 - row["_distance"]) for row in rows]
-
-
-def _progress_bar(label: str, total: int):
-    import click
-
-    return click.progressbar(length=total, label=label, file=click.get_text_stream("stderr"))
-
-
-def index_group():
-    """The `scope-recall index` commands (built on demand so importing this module never imports the CLI)."""
-    import click
-
-    from .cli import emit, json_option, open_db
-
-    @click.group(name="index")
-    def group():
-        """The LanceDB vector companion: drain the outbox, check it against truth, rebuild it."""
-
-    @group.command(name="drain")
-    @json_option
-    def drain_command(as_json):
-        """Apply pending outbox intents (embeds new and changed memories)."""
-        db = open_db()
-        with _progress_bar("draining", pending(db)) as bar:
-            result = drain(db, progress=bar.update)
-        emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
-
-    @group.command(name="check")
-    @json_option
-    def check_command(as_json):
-        """Missing, stale and extra rows versus truth; exit 1 unless consistent."""
-        result = check(open_db()).as_dict()
-        emit(result, as_json, "\n".join(f"{key}: {value}" for key, value in result.items()))
-        if not result["ok"]:
-            raise SystemExit(1)
-
-    @group.command(name="rebuild")
-    @json_option
-    def rebuild_command(as_json):
-        """Rebuild the companion from truth with the configured embedding model."""
-        db = open_db()
-        total = db.execute("select count(*) from memories").fetchone()[0]
-        with _progress_bar("rebuilding", total) as bar:
-            result = rebuild(db, progress=bar.update)
-        emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
-
-    return group

@@ -30,7 +30,7 @@ def test_drain_is_idempotent_and_skips_scratch_rows(hashed, alice):
     assert vectors.drain(hashed).upserted == 0
     report = vectors.check(hashed)
     assert report.ok and report.indexed == 2 and report.pending == 0
-    assert {hit.id for hit in vectors.nearest(hashed, alice.accessible(), [0.1] * 256, 10)} == set(ids)
+    assert {hit.id for hit in vectors.nearest(vectors.index_dir(hashed), alice.accessible(), [0.1] * 256, 10)} == set(ids)
 
 
 def test_lifecycle_changes_reach_the_companion_without_reembedding(hashed, alice):
@@ -40,10 +40,10 @@ def test_lifecycle_changes_reach_the_companion_without_reembedding(hashed, alice
     assert vectors.check(hashed).stale == [memory_id]
     result = vectors.drain(hashed)
     assert (result.upserted, result.embedded, result.reused) == (1, 0, 1)
-    assert vectors.nearest(hashed, alice.accessible(), [0.1] * 256, 10) == []
+    assert vectors.nearest(vectors.index_dir(hashed), alice.accessible(), [0.1] * 256, 10) == []
     lifecycle.restore(hashed, memory_id, ME)
     vectors.drain(hashed)
-    assert [hit.id for hit in vectors.nearest(hashed, alice.accessible(), [0.1] * 256, 10)] == [memory_id]
+    assert [hit.id for hit in vectors.nearest(vectors.index_dir(hashed), alice.accessible(), [0.1] * 256, 10)] == [memory_id]
 
 
 def _lance_table(db):
