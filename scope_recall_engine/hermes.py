@@ -120,22 +120,31 @@ class Runtime:
         self._gateway_key = kwargs.get("gateway_session_key")
         self.identity = identity_from(self.session_id, kwargs, self.config)
         self.principal = agent(self.identity.agent)
-        self._local = threading.local()
-        self._connections: list = []
+        self._idle: list = []
         self._lock = threading.Lock()
+        self._closed = False
         self.worker = Worker(f"scope-recall-{self.session_id}")
         self.curated = CuratedLane(Path(hermes_home) / "memories") if self.platform == "cli" else None
         self.builtin_writes = 0
-        self.counts = recall.visible_counts(self.db(), self.view())
+        with self.db() as db:
+            self.counts = recall.visible_counts(db, self.view())
 
+    @contextlib.contextmanager
     def db(self):
-        """This thread's connection: Hermes prefetches and syncs on different threads."""
-        connection = getattr(self._local, "db", None)
-        if connection is None:
-            connection = self._local.db = connect(self.db_path)
+        """A connection used by one thread at a time. Hermes prefetches on a new thread each turn and syncs on
+        another, so connections are pooled rather than pinned to threads that come and go."""
+        with self._lock:
+            connection = self._idle.pop() if self._idle else None
+        connection = connection or connect(self.db_path)
+        try:
+            yield connection
+        finally:
             with self._lock:
-                self._connections.append(connection)
-        return connection
+                closed = self._closed
+                if not closed:
+                    self._idle.append(connection)
+            if closed:
+                connection.close()
 
     def view(self) -> View:
         return View(self.identity.accessible(tuple(self.config.scope_aliases)))
@@ -144,15 +153,17 @@ class Runtime:
         """The recall packet for the current query (plus live curated notes in single-user runtimes)."""
         curated = self.curated.text() if self.curated else ""
         budget = recall.MAX_CHARS - (len(curated) + 2 if curated else 0)
-        packet = recall.packet(self.db(), self.view(), query, surface=SURFACE, session_key=self.session_id,
-                               max_chars=budget)
+        with self.db() as db:
+            packet = recall.packet(db, self.view(), query, surface=SURFACE, session_key=self.session_id,
+                                   max_chars=budget)
         return "\n\n".join(part for part in (packet.text, curated) if part)
 
     def capture(self, turns: list[tuple[str, str]]) -> int:
         """Journal turns of this session (deduplicated by the journal); nothing for non-primary contexts."""
         if not self.primary:
             return 0
-        results = journal.append_many(self.db(), self.identity, self.session_id, turns, self.config)
+        with self.db() as db:
+            results = journal.append_many(db, self.identity, self.session_id, turns, self.config)
         return sum(result.status == "journaled" for result in results)
 
     def end_session(self) -> bool:
@@ -164,7 +175,13 @@ class Runtime:
         if not digest.configured(self.config):
             logger.info("session ended; no digest model or rules extractor configured, journal kept for later")
             return False
-        return self.worker.submit("digest", lambda: digest.run(self.db(), self.identity, config=self.config))
+        return self.worker.submit("digest", self._digest)
+
+    def _digest(self) -> None:
+        from . import digest
+
+        with self.db() as db:
+            digest.run(db, self.identity, config=self.config)
 
     def switch_session(self, new_session_id: str, *, reset: bool = False, reason: str = "") -> None:
         """A new or resumed conversation gets its own scratch scope; compression and branches keep theirs."""
@@ -185,9 +202,10 @@ class Runtime:
     def call_tool(self, name: str, args: object) -> str:
         if not self.primary:
             return tools.error_json(NotPermitted("memory tools are only available to the primary agent"))
-        context = tools.ToolContext(self.db(), self.identity, self.principal, self.view(), surface=f"{SURFACE}-tool",
-                                    session_key=self.session_id)
-        result = tools.call(context, name, args)
+        with self.db() as db:
+            context = tools.ToolContext(db, self.identity, self.principal, self.view(), surface=f"{SURFACE}-tool",
+                                        session_key=self.session_id)
+            result = tools.call(context, name, args)
         if name in tools.WRITE_TOOLS and _available("scope_recall_engine.vectors"):
             self.worker.submit("drain", self._drain)
         return result
@@ -195,7 +213,8 @@ class Runtime:
     def _drain(self) -> None:
         from . import vectors
 
-        vectors.drain(self.db())
+        with self.db() as db:
+            vectors.drain(db)
 
     def prompt_block(self) -> str:
         """Static: what exists in scope (counts at session start) and how to use the tools; never records."""
@@ -215,8 +234,8 @@ class Runtime:
         if not self.worker.wait(SHUTDOWN_WAIT_SECONDS):
             logger.warning("background memory work still running at shutdown; it resumes next session")
         with self._lock:
-            connections, self._connections = self._connections, []
-        for connection in connections:
+            self._closed, idle, self._idle = True, self._idle, []
+        for connection in idle:
             connection.close()
 
 

@@ -43,26 +43,18 @@ _DROPPED_CATEGORIES = {"Cc", "Cf", "Co", "Cs"}  # controls, format (bidi, zero-w
 class RecallPacket:
     text: str  # "" when nothing relevant (or new) was found
     ids: list[int]  # packed, in rank order
-    miss_reason: str | None  # gated | no_match | abstained | degraded | all_recently_recalled | over_budget
+    miss_reason: str | None  # retrieval's (gated | no_match | abstained), all_recently_recalled, over_budget
     ranked_ids: list[int] = field(default_factory=list)
-    degraded: bool = False
+    degraded: bool = False  # the vector lane was unavailable or slow: lexical lanes only
     elapsed_ms: float = 0.0
 
-
-@dataclass
-class Lookup:
-    """What retrieval found for one query, before packing."""
-
-    hits: list
-    degraded: bool
-    miss_reason: str | None  # set only when hits is empty
 
 
 def packet(db, view: View, query: str, *, surface: str, session_key: str | None = None,
            max_chars: int = MAX_CHARS) -> RecallPacket:
     """Recall for the current query, packed within budget, minus what this session saw lately; one ledger row."""
     started = time.perf_counter()
-    found = lookup(db, view, query)
+    found = retrieval.search(db, view, query, RANK_LIMIT)  # gates, ranks, abstains; degrades to lexical
     recent = recently_recalled(db, session_key)
     fresh = [hit for hit in found.hits if hit.id not in recent]
     text, ids = render(fresh, max_chars)
@@ -72,17 +64,6 @@ def packet(db, view: View, query: str, *, surface: str, session_key: str | None 
     record(db, view, query, surface=surface, session_key=session_key, ranked_ids=result.ranked_ids,
            packed_ids=ids, miss_reason=miss, degraded=found.degraded, elapsed_ms=result.elapsed_ms)
     return result
-
-
-def lookup(db, view: View, query: str, limit: int = RANK_LIMIT) -> Lookup:
-    """Ask the retrieval engine; it gates, ranks and abstains. Only an empty query is refused here."""
-    if not clean_query(query):
-        return Lookup([], False, "gated")
-    result = retrieval.search(db, view, query, limit)
-    hits = list(getattr(result, "hits", result))
-    degraded = bool(getattr(result, "degraded", False))
-    reason = getattr(result, "miss_reason", None) if not hits else None
-    return Lookup(hits, degraded, reason or (("degraded" if degraded else "no_match") if not hits else None))
 
 
 def render(hits: list, max_chars: int = MAX_CHARS) -> tuple[str, list[int]]:

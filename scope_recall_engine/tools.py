@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import lifecycle, recall
+from . import lifecycle, recall, retrieval
 from .errors import IllegalTransition, InvalidInput, NotFound, NotPermitted, ScopeRecallError, Tombstoned
 from .principals import Principal
 from .scope import TARGETS, Identity
@@ -126,7 +126,7 @@ def _store(ctx: ToolContext, args: dict) -> dict:
 def _search(ctx: ToolContext, args: dict) -> dict:
     query = _text(args, "query")
     limit = min(max(_int(args, "limit") or 5, 1), MAX_SEARCH_RESULTS)
-    found = recall.lookup(ctx.db, ctx.view, query, limit)
+    found = retrieval.search(ctx.db, ctx.view, query, limit)
     results = [{"id": hit.id, "target": hit.target, "content": recall.neutralize(hit.content)}
                for hit in found.hits[:limit]]
     ids = [result["id"] for result in results]

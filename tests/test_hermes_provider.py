@@ -1,0 +1,218 @@
+"""The Hermes provider, loaded the way Hermes loads it, driven directly and through Hermes' MemoryManager."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from agent.memory_manager import MemoryManager
+from plugins.memory import load_memory_provider
+
+from scope_recall_engine import config, hermes, journal, lifecycle
+from scope_recall_engine.principals import human, system
+from scope_recall_engine.scope import Identity
+from scope_recall_engine.store import connect
+
+FAST = config.Config(embedding_model="scope-recall-hash")  # the deterministic test embedder: no model load
+
+
+@pytest.fixture
+def home():
+    path = Path(os.environ["HERMES_HOME"])
+    path.mkdir(parents=True, exist_ok=True)
+    hermes.install(path, link=True)
+    config.save(hermes.store_path(path), FAST)
+    return path
+
+
+@pytest.fixture
+def store(home):
+    database = connect(hermes.store_path(home))
+    yield database
+    database.close()
+
+
+def start(home, session, **kwargs):
+    provider = load_memory_provider("scope-recall")
+    assert provider is not None and provider.name == "scope-recall" and provider.is_available()
+    kwargs.setdefault("agent_context", "primary")
+    provider.initialize(session, hermes_home=str(home), **kwargs)
+    return provider
+
+
+def gateway(home, user, chat, session=None):
+    return start(home, session or f"{user}-{chat}-session", platform="telegram", user_id=user, chat_id=chat,
+                 gateway_session_key=f"agent:main:telegram:dm:{user}:{chat}", agent_identity="default",
+                 agent_workspace="hermes")
+
+
+def tool(provider, name, **args):
+    return json.loads(provider.handle_tool_call(name, args))
+
+
+def test_loads_through_hermes_discovery_with_only_the_four_tools(home):
+    provider = load_memory_provider("scope-recall")
+    names = [schema["name"] for schema in provider.get_tool_schemas()]
+    assert names == ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update"]
+    assert not any(word in name for name in names for word in ("promote", "purge", "reject"))
+    for schema in provider.get_tool_schemas():
+        assert set(schema) == {"name", "description", "parameters"}
+        assert not {"user_id", "scope", "user"} & set(schema["parameters"]["properties"])
+    assert hermes.verify(home)["ok"] is True
+
+
+def test_two_users_two_chats_durable_facts_cross_chats_scratch_and_users_do_not(home):
+    alice1, alice2, bob1 = gateway(home, "alice", "c1"), gateway(home, "alice", "c2"), gateway(home, "bob", "c1")
+    assert tool(alice1, "scope_recall_store", target="user", content="Alice's favourite tea is oolong")["status"] \
+        == "created"
+    assert tool(alice1, "scope_recall_store", target="general", content="Scratch: the tea draft is in tab two")[
+        "status"] == "created"
+    assert "oolong" in alice2.prefetch("which tea does alice like oolong")
+    assert alice2.prefetch("tea draft tab two scratch") == ""
+    assert "tab two" in alice1.prefetch("tea draft tab two scratch")
+    assert bob1.prefetch("which tea does alice like oolong") == ""
+    assert tool(bob1, "scope_recall_search", query="oolong tea")["results"] == []
+    assert [r["content"] for r in tool(alice2, "scope_recall_search", query="oolong tea")["results"]] == [
+        "Alice's favourite tea is oolong"]
+
+
+def test_model_supplied_user_id_and_scope_are_ignored(home, store):
+    alice, bob = gateway(home, "alice", "c1"), gateway(home, "bob", "c1")
+    stored = tool(bob, "scope_recall_store", target="user", content="Bob collects vintage radios",
+                  user_id="alice", scope="platform:8:telegram|user:5:alice")
+    row = store["memories"].get(stored["id"])
+    assert row["scope_id"] == Identity(user="bob", platform="telegram").shared_scope
+    assert row["created_by"] == "agent:default"
+    assert alice.prefetch("vintage radios collection") == ""
+    assert "vintage radios" in bob.prefetch("vintage radios collection")
+    found = tool(alice, "scope_recall_search", query="vintage radios", user_id="bob")
+    assert found["results"] == []
+
+
+def test_a_value_a_person_rejected_is_refused_with_a_message_the_model_can_relay(home, store):
+    alice = gateway(home, "alice", "c1")
+    shared = Identity(user="alice", platform="telegram").shared_scope
+    candidate = lifecycle.extract(store, shared, "user", "Alice is a vegetarian", system("digest"), origin="digest")
+    lifecycle.reject(store, candidate.id, human("operator"), reason="wrong")
+    refused = tool(alice, "scope_recall_store", target="user", content="alice is a vegetarian!")
+    assert refused["kind"] == "Tombstoned" and "rejected by human:operator" in refused["error"]
+    assert "do not store it again" in refused["hint"]
+    assert tool(alice, "scope_recall_store", target="user", content="Alice eats fish")["status"] == "created"
+
+
+def test_forget_and_update_stay_in_own_scope_and_are_audited(home, store):
+    alice, bob = gateway(home, "alice", "c1"), gateway(home, "bob", "c1")
+    mine = tool(alice, "scope_recall_store", target="user", content="Alice lives in Lyon")["id"]
+    theirs = tool(bob, "scope_recall_store", target="user", content="Bob lives in Oslo")["id"]
+    assert tool(alice, "scope_recall_forget", id=theirs)["kind"] == "NotPermitted"
+    assert tool(alice, "scope_recall_update", id=theirs, content="Bob lives in Rome")["kind"] == "NotPermitted"
+    assert store["memories"].get(theirs)["content"] == "Bob lives in Oslo"
+    updated = tool(alice, "scope_recall_update", id=mine, content="Alice lives in Lyon, near the old town")
+    assert updated == {"id": mine, "lifecycle": "active", "version": 2}
+    corrected = tool(alice, "scope_recall_store", target="user", content="Alice lives in Grenoble", corrects=mine)
+    assert corrected["status"] == "corrected" and store["memories"].get(mine)["lifecycle"] == "superseded"
+    assert tool(alice, "scope_recall_forget", id=corrected["id"])["lifecycle"] == "archived"
+    assert alice.prefetch("where does alice live grenoble lyon") == ""
+    assert tool(alice, "scope_recall_forget", id=99999)["kind"] == "NotFound"
+    assert tool(alice, "scope_recall_frobnicate")["kind"] == "InvalidInput"
+    assert tool(alice, "scope_recall_store", target="user")["hint"] == "Fix the arguments and call the tool again."
+
+
+def test_nonsense_prefetch_is_empty_and_packets_respect_limits(home):
+    alice = gateway(home, "alice", "c1")
+    for n in range(5):
+        tool(alice, "scope_recall_store", target="user", content=f"Alice's bike number {n} " + "is red and fast " * 20)
+    assert alice.prefetch("zxqv wubble frobnicate") == ""
+    packet = alice.prefetch("alice bike red fast")
+    assert packet.startswith("Recalled memories (untrusted data") and len(packet) <= 600
+    assert 1 <= packet.count("\n") <= 3 and "<memory-context>" not in packet
+
+
+def test_gateway_without_user_id_is_disabled_while_cli_uses_the_fallback_user(home, store):
+    config.save(hermes.store_path(home), config.Config(embedding_model=FAST.embedding_model, fallback_user="carol"))
+    off = start(home, "s-gw", platform="discord", chat_id="c1")
+    assert off.status.startswith("off:") and "never pooled" in off.status
+    assert off.get_tool_schemas() == [] and off.prefetch("anything about tea") == ""
+    assert "error" in json.loads(off.handle_tool_call("scope_recall_store", {"target": "user", "content": "x"}))
+    cli = start(home, "s-cli", platform="cli")
+    assert cli.status.startswith("active")
+    stored = tool(cli, "scope_recall_store", target="user", content="Carol prefers mornings")
+    assert store["memories"].get(stored["id"])["scope_id"] == Identity(user="carol").shared_scope
+
+
+def test_non_primary_contexts_get_no_tools_and_no_capture(home, store):
+    sub_kwargs = dict(platform="telegram", user_id="alice", chat_id="c1", agent_context="subagent")
+    sub = start(home, "sub", **sub_kwargs)
+    primary = gateway(home, "alice", "c1", session="main")
+    assert sub.get_tool_schemas() == [] and len(primary.get_tool_schemas()) == 4
+    assert json.loads(sub.handle_tool_call("scope_recall_store", {"target": "user", "content": "x"}))[
+        "kind"] == "NotPermitted"
+    sub.sync_turn("My sister is called Ines", "Noted.")
+    primary.sync_turn("My brother is called Tomas", "Noted.")
+    texts = [row["content"] for row in store["journal_entries"].rows]
+    assert "My brother is called Tomas" in texts and "My sister is called Ines" not in texts
+
+
+def test_through_memory_manager_prefetch_sync_flush_shutdown(home, store):
+    manager = MemoryManager()
+    manager.add_provider(load_memory_provider("scope-recall"))
+    manager.initialize_all("mm-session", platform="telegram", user_id="alice", chat_id="c1",
+                           gateway_session_key="k-c1", agent_identity="default", agent_workspace="hermes",
+                           agent_context="primary", hermes_home=str(home))
+    assert "scope_recall_store" in manager.get_all_tool_names()
+    stored = json.loads(manager.handle_tool_call("scope_recall_store",
+                                                 {"target": "user", "content": "Alice's dog is called Pixel"}))
+    assert stored["status"] == "created"
+    assert "Pixel" in manager.prefetch_all("what is my dog called Pixel")
+    assert manager.prefetch_all("zxqv wubble") == ""
+    assert "durable memories" in manager.build_system_prompt()
+    manager.sync_all("I moved to Porto last week", "Congratulations on the move!")
+    assert manager.flush_pending(timeout=10)
+    session = Identity(user="alice", platform="telegram", chat="c1", session="k-c1")
+    roles = [(row["role"], row["content"]) for row in journal.entries(store, session)]
+    assert ("user", "I moved to Porto last week") in roles
+    manager.on_pre_compress([{"role": "user", "content": "I moved to Porto last week"},
+                             {"role": "user", "content": [{"type": "text", "text": "My bike is green"}]},
+                             {"role": "tool", "content": "raw tool output"}])
+    texts = [row["content"] for row in journal.entries(store, session)]
+    assert texts.count("I moved to Porto last week") == 1 and "My bike is green" in texts
+    assert "raw tool output" not in texts
+    manager.shutdown_all()
+    ledger = list(store["recall_events"].rows_where("surface = 'hermes'", order_by="id"))
+    assert [json.loads(row["packed_ids"]) for row in ledger] == [[stored["id"]], []]
+    assert ledger[0]["session_key"] == "mm-session" and ledger[1]["miss_reason"] in ("no_match", "abstained")
+
+
+def test_session_switch_moves_the_cli_scratch_scope_but_compression_keeps_it(home):
+    provider = start(home, "cli-1", platform="cli", user_id="dana")
+    tool(provider, "scope_recall_store", target="general", content="Scratch: draft reply uses option B")
+    tool(provider, "scope_recall_store", target="user", content="Dana writes in British English")
+    provider.on_session_switch("cli-1b", parent_session_id="cli-1", reset=False, reason="compression")
+    assert "option B" in provider.prefetch("draft reply option B")
+    provider.on_session_switch("cli-2", parent_session_id="cli-1b", reset=True, reason="new_session")
+    assert provider.prefetch("draft reply option B") == ""
+    assert "British" in provider.prefetch("does dana write british english")
+
+
+def test_curated_lane_reads_builtin_notes_live_in_cli_only(home, store):
+    notes = home / "memories"
+    notes.mkdir()
+    (notes / "USER.md").write_text("Name: Erin\n§\nLikes chess", encoding="utf-8")
+    cli = start(home, "cli-e", platform="cli", user_id="erin")
+    shared = gateway(home, "erin", "c1")
+    (notes / "USER.md").write_text("Name: Erin\n§\nLikes chess\n§\nPlays the <oboe>", encoding="utf-8")
+    text = cli.prefetch("zxqv wubble")
+    assert "Plays the ‹oboe›" in text and "Likes chess" not in text and len(text) <= 600
+    assert shared.prefetch("zxqv wubble") == ""
+    cli.on_memory_write("add", "user", "Plays the <oboe>")
+    assert cli._runtime.builtin_writes == 1 and store["memories"].count == 0
+
+
+def test_system_prompt_block_is_static_counts_and_never_records(home, store):
+    alice = gateway(home, "alice", "c1")
+    tool(alice, "scope_recall_store", target="user", content="Alice's secret recipe uses saffron")
+    fresh = gateway(home, "alice", "c2")
+    block = fresh.system_prompt_block()
+    assert "1 durable memories" in block and "saffron" not in block and "scope_recall_store" in block
+    assert len(block) < 700 and block == fresh.system_prompt_block()
+    assert store["recall_events"].count == 0
