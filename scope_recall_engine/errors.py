@@ -36,3 +36,28 @@ class Tombstoned(ScopeRecallError):
 
 class ConfigError(ScopeRecallError):
     """Missing or invalid configuration (model ids, paths, passwords)."""
+
+
+class NoExtractor(ConfigError):
+    """The digest has neither a configured model nor an explicit ``--extractor rules``: the backlog waits."""
+
+    exit_code = 2
+
+    def __init__(self, backlog: int):
+        self.backlog = backlog
+        super().__init__(
+            f"{backlog} journal entries wait for the digest, but no digest model is configured: pass --model ID, "
+            "set digest_model in config.json, or choose the offline extractor with --extractor rules")
+
+
+class ExtractionFailed(ScopeRecallError):
+    """The digest model's reply was unusable; the entries stay unprocessed for the next run."""
+
+    http_status = 502
+
+
+class LeaseHeld(ScopeRecallError):
+    """Another process holds the digest lease; try again after it expires."""
+
+    exit_code = 75  # EX_TEMPFAIL: a scheduler may retry
+    http_status = 409

@@ -157,9 +157,14 @@ def erase_sources(db, memory_id: int) -> int:
         ids = [row[0] for row in db.execute(
             "select journal_entry_id from memory_sources where memory_id = ? and journal_entry_id is not null",
             [memory_id])]
-        db.conn.executemany("delete from journal_entries where id = ?", [(entry_id,) for entry_id in ids])
+        erase(db, ids)
         db.execute("update memories set decision_reason = null where id = ?", [memory_id])
     return len(ids)
+
+
+def erase(db, entry_ids: list[int]) -> None:
+    """Delete entries outright (secure_delete zeroes the pages; store.scrub truncates the WAL)."""
+    db.conn.executemany("delete from journal_entries where id = ?", [(entry_id,) for entry_id in entry_ids])
 
 
 def prune(db, retention_days: int | None, at: str | None = None) -> int:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from . import content as text
 from .errors import IllegalTransition, NotPermitted, Tombstoned
+from .journal import erase_sources
 from .principals import Principal
 from .scope import Identity, check_target, shared_part
 from .store import audit, enqueue_vector_sync, get_memory, now, record_version, scrub, update_memory, write
@@ -35,6 +36,7 @@ RULES = {
     "archive": Rule(("candidate", "active"), human=ALLOW, agent=OWN_SCOPE, system=ALLOW),
     "restore": Rule(("archived",), human=ALLOW),
     "edit": Rule(("candidate", "active"), human=ALLOW, agent=OWN_SCOPE),
+    "revise": Rule(("candidate",), system=ALLOW),  # the digest merges a later sighting into its own candidate
     "supersede": Rule(("active",), human=ALLOW, agent=OWN_SCOPE),
     "purge": Rule(tuple(s for s in STATES if s != "purged"), human=ALLOW),
 }
@@ -237,6 +239,24 @@ def edit(db, memory_id: int, principal: Principal, content: str, *, reason: str 
         return updated
 
 
+def revise(db, memory_id: int, principal: Principal, content: str, *, reason: str | None = None) -> dict:
+    """Another sighting of an unreviewed candidate: counted, and new wording becomes a new version; never a
+    promotion, and never past a tombstone."""
+    content = text.validate(content)
+    content_hash = text.content_hash(content)
+    with write(db):
+        memory = get_memory(db, memory_id)
+        authorize("revise", principal, memory)
+        check_tombstone(db, memory["shared_scope_id"], content_hash)
+        changes = {"corroborations": memory["corroborations"] + 1}
+        if content_hash != memory["content_hash"]:
+            changes.update(content=content, content_hash=content_hash, version=memory["version"] + 1)
+            record_version(db, memory_id, changes["version"], content, content_hash, principal, reason)
+        updated = update_memory(db, memory, **changes)
+        audit(db, memory, "revise", principal, from_state="candidate", to_state="candidate", reason=reason)
+        return updated
+
+
 def supersede(db, memory_id: int, principal: Principal, content: str, *, reason: str | None = None,
               scopes: tuple[str, ...] | None = None) -> dict:
     """The world changed: a new active row from now on, the old one's validity window closed (not deleted)."""
@@ -270,6 +290,7 @@ def purge(db, memory_id: int, principal: Principal, *, reason: str | None = None
         authorize("purge", principal, memory, scopes)
         _tombstone(db, memory, "purged", principal, None)
         db["memory_versions"].delete_where("memory_id = ?", [memory_id])
+        erase_sources(db, memory_id)  # the journal entries it came from; links to them are revoked everywhere
         purged = update_memory(db, memory, lifecycle="purged", content="", previous_lifecycle=None)
         audit(db, memory, "purge", principal, from_state=memory["lifecycle"], to_state="purged", reason=reason)
     scrub(db)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from . import config as settings
-from . import journal
+from . import digest, journal
+from .errors import NoExtractor
 from .cli import emit, identity_options, json_option, open_db
 from .store import default_path
 
@@ -45,5 +48,27 @@ def journal_list(identity, limit, as_json):
                                   for r in rows) or "no entries")
 
 
+@click.command(name="digest")
+@identity_options
+@click.option("--model", "model_id", help="An llm chat model id (default: digest_model in config.json).")
+@click.option("--extractor", type=click.Choice(["rules"]), help="The deterministic offline extractor.")
+@click.option("--dry-run", is_flag=True, help="Decide everything, write nothing.")
+@json_option
+def digest_command(identity, model_id, extractor, dry_run, as_json):
+    """Turn the identity's unprocessed journal entries into candidate memories for review."""
+    db, config = open_db(), _config()
+    chosen = digest.choose(extractor, model_id, config)
+    if chosen is None:
+        error = NoExtractor(journal.backlog(db, identity.shared_scope))
+        if as_json:
+            click.echo(json.dumps({"backlog": error.backlog, "error": str(error)}))
+        raise error
+    report = digest.run(db, chosen, shared_scope_id=identity.shared_scope, dry_run=dry_run, config=config)
+    counts = ", ".join(f"{action} {n}" for action, n in sorted(report.counts.items())) or "nothing to do"
+    emit(report.as_dict(), as_json, f"{'dry run: ' if dry_run else ''}{report.entries} entries, {report.facts} "
+         f"facts ({counts}); backlog {report.backlog}" + (f"; run {report.run_id}" if not dry_run else ""))
+
+
 def register_write_commands(cli: click.Group) -> None:
     cli.add_command(journal_group)
+    cli.add_command(digest_command)

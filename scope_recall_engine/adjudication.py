@@ -1,0 +1,200 @@
+"""Write-time adjudication: for each extracted fact, ADD / UPDATE / SUPERSEDE / NOOP against what the scope
+already holds, rejected rows included, so a person's "no" also covers paraphrases of the value.
+
+The rules decide when no model is configured; a model's decision is checked against the neighbours it was
+shown, and never overrides a rejection. Reasons written to audit events are content-free (purge erases content,
+not audit), so they name ids and similarities, never the value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from . import journal, lifecycle
+from .content import content_hash, normalize, validate
+from .errors import InvalidInput, Tombstoned
+from .principals import system
+from .retrieval import fts_match
+from .scope import LOCAL_TARGETS, shared_part
+from .visibility import View
+
+SAME = 0.8  # token overlap at which two facts say the same thing
+PARAPHRASE = 0.6  # overlap with a rejected value at which the fact counts as a restatement of it
+NEIGHBOURS = 8
+KNOWN_STATES = ("candidate", "active", "rejected", "archived")
+DIGEST = system("digest")
+_WORD = re.compile(r"[\w']+")
+_IGNORED = frozenset("the a an user user's users is are was be to of in at and for with as it that this s".split())
+_SYNONYMS = {word: "+pref" for word in ("like", "love", "enjoy", "prefer", "adore", "favour", "favor")}
+_SYNONYMS.update({word: "-pref" for word in ("hate", "dislike", "detest", "loathe")})
+
+
+@dataclass(frozen=True)
+class Fact:
+    target: str
+    content: str
+    entry_ids: tuple[int, ...]
+    slot: str | None = None  # the attribute of a single-valued fact (name, home, employer), else None
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    id: int
+    lifecycle: str
+    content: str
+    content_hash: str
+    slot: str | None
+    similarity: float
+
+
+@dataclass
+class Decision:
+    action: str  # ADD | UPDATE | SUPERSEDE | NOOP | TOMBSTONED | INVALID
+    memory_id: int | None  # the row it names (or, for ADD/SUPERSEDE, the new candidate once written)
+    reason: str  # content-free
+    by: str = "rules"
+    note: str | None = None  # the model's own words, kept only on the memory row (purge clears it)
+    entry_ids: tuple[int, ...] = field(default_factory=tuple)
+
+    def as_dict(self) -> dict:
+        return {"action": self.action, "memory_id": self.memory_id, "reason": self.reason, "by": self.by,
+                "entries": list(self.entry_ids)}
+
+
+class Decider(Protocol):
+    def decide(self, fact: Fact, neighbours: list[Neighbour]) -> Decision | None: ...
+
+
+def _terms(text: str) -> set[str]:
+    words = (word.rstrip("s") if len(word) > 3 else word for word in _WORD.findall(normalize(text)))
+    return {_SYNONYMS.get(word, word) for word in words if word not in _IGNORED}
+
+
+def similarity(a: str, b: str) -> float:
+    """Jaccard overlap of content words (plural-folded, preference verbs folded to their polarity)."""
+    left, right = _terms(a), _terms(b)
+    return len(left & right) / len(left | right) if left and right else 0.0
+
+
+def fact_scope(entry_scope: str, target: str) -> str:
+    return entry_scope if target in LOCAL_TARGETS else shared_part(entry_scope)
+
+
+def neighbours(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...] = ()) -> list[Neighbour]:
+    """Nearest known rows of the scope, rejected ones included: BM25 over memories_fts (not the visible-only
+    search), the rows holding the same slot, and any ids another lane (vectors) found."""
+    states = ", ".join(f"'{state}'" for state in KNOWN_STATES)
+    columns = "m.id, m.lifecycle, m.content, m.content_hash, m.slot"
+    rows = db.execute(
+        f"select {columns} from memories_fts f join memories m on m.id = f.rowid where memories_fts match ?"
+        f" and m.scope_id = ? and m.lifecycle in ({states}) order by bm25(memories_fts) limit ?",
+        [fts_match(fact.content) or '""', scope_id, NEIGHBOURS]).fetchall()
+    if fact.slot:
+        rows += db.execute(f"select {columns} from memories m where m.scope_id = ? and m.slot = ?"
+                           " and m.lifecycle in ('candidate', 'active') order by m.id desc limit 4",
+                           [scope_id, fact.slot]).fetchall()
+    if extra_ids:
+        marks = ", ".join("?" for _ in extra_ids)
+        rows += db.execute(f"select {columns} from memories m where m.id in ({marks}) and m.scope_id = ?",
+                           [*extra_ids, scope_id]).fetchall()
+    unique = {row[0]: row for row in rows}
+    return sorted((Neighbour(*row, similarity(fact.content, row[2])) for row in unique.values()),
+                  key=lambda n: (-n.similarity, n.id))
+
+
+def by_rules(fact: Fact, fact_hash: str, near: list[Neighbour]) -> Decision:
+    """The deterministic decision: a rejection wins, then the same value, then the same slot, else ADD."""
+    def first(state, test):
+        return next((n for n in near if n.lifecycle == state and test(n)), None)
+
+    same = lambda n: n.content_hash == fact_hash or n.similarity >= SAME  # noqa: E731
+    if row := first("rejected", lambda n: n.content_hash == fact_hash or n.similarity >= PARAPHRASE):
+        return Decision("NOOP", row.id, f"restates rejected memory {row.id} (similarity {row.similarity:.2f})")
+    if row := first("active", same) or first("archived", same):
+        return Decision("NOOP", row.id, f"already {row.lifecycle} as memory {row.id}")
+    if row := first("candidate", same):
+        return Decision("UPDATE", row.id, f"same fact as candidate {row.id} (similarity {row.similarity:.2f})")
+    if fact.slot and (row := first("candidate", lambda n: n.slot == fact.slot)):
+        return Decision("UPDATE", row.id, f"new value for slot '{fact.slot}' of candidate {row.id}")
+    if fact.slot and (row := first("active", lambda n: n.slot == fact.slot)):
+        return Decision("SUPERSEDE", row.id, f"new value for slot '{fact.slot}' of active memory {row.id}")
+    return Decision("ADD", None, "no matching row in scope" if not near else
+                    f"nearest row {near[0].id} differs (similarity {near[0].similarity:.2f})")
+
+
+REQUIRED_STATE = {"UPDATE": ("candidate",), "SUPERSEDE": ("active",), "NOOP": KNOWN_STATES, "ADD": None}
+
+
+def checked(proposal: Decision | None, near: list[Neighbour], rules: Decision) -> Decision:
+    """Accept a model's decision only if it names a row it was shown, in a state that decision applies to."""
+    if proposal is None:
+        return rules
+    states = REQUIRED_STATE.get(proposal.action, ())
+    named = next((n for n in near if n.id == proposal.memory_id), None)
+    if states is None or (named is not None and named.lifecycle in states):
+        return proposal
+    rules.reason = f"model proposed {proposal.action} {proposal.memory_id}, which does not fit; {rules.reason}"
+    return rules
+
+
+def vector_ids(db, scope_id: str, text: str) -> tuple[int, ...]:
+    """Active rows the vector companion finds near the fact (verified against truth); none without an index."""
+    from . import retrieval, vectors  # lazy: LanceDB only when a companion exists
+
+    if not vectors.exists(db):
+        return ()
+    lane, _status = retrieval.vector(db, View((scope_id,)), text)
+    return tuple(lane.hits) if lane else ()
+
+
+def decide(db, entry_scope: str, fact: Fact, decider: Decider | None = None) -> tuple[str, Decision]:
+    """Tombstone check, nearest rows, then the model's decision (if any) or the rules'. Returns (scope, decision)."""
+    scope_id = fact_scope(entry_scope, fact.target)
+    try:
+        fact_hash = content_hash(validate(fact.content))
+        lifecycle.check_tombstone(db, shared_part(scope_id), fact_hash)
+    except InvalidInput as error:
+        return scope_id, Decision("INVALID", None, str(error), entry_ids=fact.entry_ids)
+    except Tombstoned:
+        stone = db.execute("select memory_id, reason from tombstones where shared_scope_id = ? and content_hash = ?",
+                           [shared_part(scope_id), fact_hash]).fetchone()
+        return scope_id, Decision("TOMBSTONED", stone[0], f"value was {stone[1]} (memory {stone[0]})",
+                                  entry_ids=fact.entry_ids)
+    near = neighbours(db, scope_id, fact, vector_ids(db, scope_id, fact.content) if decider else ())
+    rules = by_rules(fact, fact_hash, near)
+    decision = rules
+    if decider is not None and near and not (rules.action == "NOOP" and rules.reason.startswith("restates")):
+        decision = checked(decider.decide(fact, near), near, rules)
+    decision.entry_ids = fact.entry_ids
+    return scope_id, decision
+
+
+def apply(db, scope_id: str, fact: Fact, decision: Decision, entries: dict[int, dict], run_id: int | None) -> None:
+    """Carry out a decision through the lifecycle functions and cite the journal entries it came from."""
+    cited = [entries[i] for i in fact.entry_ids if i in entries]
+    if decision.action in ("ADD", "SUPERSEDE"):
+        supersedes = decision.memory_id if decision.action == "SUPERSEDE" else None
+        result = lifecycle.extract(db, scope_id, fact.target, fact.content, DIGEST, origin="digest",
+                                   reason=f"digest {decision.action} ({decision.by}): {decision.reason}",
+                                   supersedes=supersedes)
+        decision.memory_id = result.id
+        if result.status == "created":
+            db["memories"].update(result.id, {"decision": decision.action, "slot": fact.slot,
+                                              "decision_reason": decision.note or decision.reason})
+        else:  # the exact value was already there (a lane missed it): count it as what it was
+            decision.action = "NOOP" if result.status == "duplicate" else "UPDATE"
+    elif decision.action == "UPDATE":
+        fresh = [journal.link(db, decision.memory_id, entry, run_id) for entry in cited]
+        if fresh and not any(fresh):  # these very entries were merged before: a re-run changes nothing
+            decision.action, decision.reason = "NOOP", f"entries already cited by candidate {decision.memory_id}"
+            return
+        lifecycle.revise(db, decision.memory_id, DIGEST, fact.content,
+                         reason=f"digest UPDATE ({decision.by}): {decision.reason}")
+        return
+    if decision.action == "TOMBSTONED" and decision.reason.startswith("value was purged"):
+        journal.erase(db, [entry["id"] for entry in cited])  # a restated erasure is erased again
+    elif decision.memory_id is not None and decision.action != "INVALID":
+        for entry in cited:
+            journal.link(db, decision.memory_id, entry, run_id)
