@@ -38,10 +38,15 @@ _background: set = set()
 
 # --- who may do what -------------------------------------------------------------------------------------
 
+def serves_store(datasette) -> bool:
+    """Only a Datasette serving a store is locked down; another Datasette in the same environment is not."""
+    return DATABASE in datasette.databases
+
+
 @hookimpl
-def permission_allowed(actor, action):
+def permission_allowed(datasette, actor, action):
     """Roles come from the login's actor (``role: admin|viewer``): no role, no access; only admins act."""
-    if action in (VIEW, ACT):
+    if action in (VIEW, ACT) and serves_store(datasette):
         return action in ROLES.get((actor or {}).get("role"), ())
     return None
 
@@ -55,7 +60,7 @@ async def require(datasette, request, action: str) -> None:
 @hookimpl
 def forbidden(datasette, request):
     """The store holds personal data: anonymous browsers get the login page, never a page of data."""
-    if request.actor is None and request.method == "GET":
+    if request.actor is None and request.method == "GET" and serves_store(datasette):
         return Response.redirect(datasette.urls.path("/-/login"))
     return None
 

@@ -55,7 +55,8 @@ def candidates(db: sqlite_utils.Database, scope_id: str | None = None, limit: in
 def nearest_active(db: sqlite_utils.Database, memory: dict, limit: int = NEAREST_LIMIT) -> list[Hit]:
     """Active memories an identity in the candidate's scope would recall for its text: duplicates or conflicts."""
     scopes = tuple(dict.fromkeys((memory["scope_id"], shared_part(memory["scope_id"]))))
-    return [hit for hit in lexical(db, View(scopes), memory["content"], limit + 1) if hit.id != memory["id"]][:limit]
+    hits = lexical(db, View(scopes), memory["content"], limit + 1, content_only=True)
+    return [hit for hit in hits if hit.id != memory["id"]][:limit]
 
 
 def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = 50) -> list[QueueItem]:

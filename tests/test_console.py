@@ -313,3 +313,16 @@ async def test_actions_drain_the_vector_outbox_when_enabled(ds, db, db_path, row
     for task in list(plugin._background):
         await task
     assert len(drained) == 1 and drained[0] >= 1
+
+
+@pytest.mark.asyncio
+async def test_another_datasette_in_the_environment_is_not_locked(tmp_path):
+    import sqlite3
+
+    from datasette.app import Datasette
+
+    sqlite3.connect(tmp_path / "other.db").execute("create table t (x)")
+    other = Datasette([str(tmp_path / "other.db")])
+    await other.invoke_startup()
+    assert (await other.client.get("/")).status_code == 200
+    assert not await other.permission_allowed(None, "scope-recall-act", default=False)
