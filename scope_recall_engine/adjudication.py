@@ -38,6 +38,10 @@ class Fact:
     entry_ids: tuple[int, ...]
     slot: str | None = None  # the attribute of a single-valued fact (name, home, employer), else None
 
+    def __post_init__(self):
+        if self.slot is None:
+            object.__setattr__(self, "slot", infer_slot(self.content))
+
 
 @dataclass(frozen=True)
 class Neighbour:
@@ -65,6 +69,22 @@ class Decision:
 
 class Decider(Protocol):
     def decide(self, fact: Fact, neighbours: list[Neighbour]) -> Decision | None: ...
+
+
+_SLOTS = ((re.compile(r"\bname is\b", re.I), "name"),
+          (re.compile(r"\b(?:wants to be called|goes by)\b", re.I), "preferred_name"),
+          (re.compile(r"\b(?:lives|is living|resides) in\b|\bmoved to\b", re.I), "home"),
+          (re.compile(r"\bworks (?:at|for)\b", re.I), "employer"),
+          (re.compile(r"\bworks as\b", re.I), "occupation"),
+          (re.compile(r"^the user's ([a-z][\w']*(?: [a-z][\w']*)?) is\b", re.I), None))
+
+
+def infer_slot(text: str) -> str | None:
+    """The single-valued attribute a sentence sets, for rows stored without one ("Alice lives in Lisbon")."""
+    for pattern, slot in _SLOTS:
+        if match := pattern.search(text):
+            return slot or match.group(1).lower()
+    return None
 
 
 def _terms(text: str) -> set[str]:
@@ -100,7 +120,8 @@ def neighbours(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...] = ()) -
         rows += db.execute(f"select {columns} from memories m where m.id in ({marks}) and m.scope_id = ?",
                            [*extra_ids, scope_id]).fetchall()
     unique = {row[0]: row for row in rows}
-    return sorted((Neighbour(*row, similarity(fact.content, row[2])) for row in unique.values()),
+    return sorted((Neighbour(*row[:4], row[4] or infer_slot(row[2]), similarity(fact.content, row[2]))
+                   for row in unique.values()),
                   key=lambda n: (-n.similarity, n.id))
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from .store import now
 
-VISIBLE = (
-    "m.lifecycle = 'active'"
+VISIBLE = (  # superseded rows only for an explicit past moment (search --as-of), and only inside their window
+    "(m.lifecycle = 'active' OR (m.lifecycle = 'superseded' AND :visible_as_of = 1))"
     " AND m.scope_id IN (SELECT value FROM json_each(:visible_scopes))"
     " AND (m.valid_from IS NULL OR m.valid_from <= :visible_at)"
     " AND (m.valid_to IS NULL OR m.valid_to > :visible_at)"
@@ -32,6 +32,7 @@ class View:
         return {
             "visible_scopes": json.dumps(list(self.scopes)),
             "visible_at": self.at or now(),
+            "visible_as_of": int(self.at is not None),
             "visible_trusted_only": int(self.trusted_only),
         }
 
@@ -39,7 +40,7 @@ class View:
 def is_visible(row: dict, view: View, at: str | None = None) -> bool:
     at = at or view.at or now()
     return (
-        row["lifecycle"] == "active"
+        (row["lifecycle"] == "active" or (row["lifecycle"] == "superseded" and view.at is not None))
         and row["scope_id"] in view.scopes
         and (row["valid_from"] is None or row["valid_from"] <= at)
         and (row["valid_to"] is None or row["valid_to"] > at)
