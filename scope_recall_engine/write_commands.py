@@ -7,7 +7,7 @@ import json
 import click
 
 from . import config as settings
-from . import digest, journal
+from . import digest, govern, journal
 from .errors import NoExtractor
 from .cli import emit, identity_options, json_option, open_db
 from .store import default_path
@@ -69,6 +69,27 @@ def digest_command(identity, model_id, extractor, dry_run, as_json):
          f"facts ({counts}); backlog {report.backlog}" + (f"; run {report.run_id}" if not dry_run else ""))
 
 
+@click.command(name="govern")
+@click.option("--threshold", type=float, default=govern.THRESHOLD, show_default=True,
+              help="Propose archiving below this decay score (uses x exp(-idle days/30)).")
+@click.option("--min-idle-days", type=float, default=govern.MIN_IDLE_DAYS, show_default=True)
+@click.option("--apply", "apply_", is_flag=True, help="Archive the proposals as system:decay (reversible).")
+@json_option
+def govern_command(threshold, min_idle_days, apply_, as_json):
+    """Recall counts, last recall and decay score per active memory; propose (or --apply) archiving."""
+    db = open_db()
+    usages = govern.report(db, threshold=threshold, min_idle_days=min_idle_days)
+    proposed = [u.id for u in usages if u.proposal]
+    archived = govern.apply(db, usages) if apply_ else []
+    lines = [f"[{u.id}] recalls {u.recalls:<4} idle {u.idle_days:>7.1f}d score {u.score:<8} "
+             + ("archive" if u.proposal else "protected (human-reviewed)" if u.protected else "keep")
+             for u in usages]
+    lines.append(f"archived: {archived}" if apply_ else f"proposed for archiving: {proposed or 'none'}")
+    emit({"memories": [u.as_dict() for u in usages], "proposed": proposed, "archived": archived}, as_json,
+         "\n".join(lines))
+
+
 def register_write_commands(cli: click.Group) -> None:
     cli.add_command(journal_group)
     cli.add_command(digest_command)
+    cli.add_command(govern_command)
