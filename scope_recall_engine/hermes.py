@@ -23,7 +23,7 @@ from typing import Callable
 import click
 
 from . import config as settings, journal, recall, tools
-from .errors import ConfigError, NotPermitted
+from .errors import ConfigError, LeaseHeld, NotPermitted
 from .principals import agent
 from .scope import Identity
 from .store import connect
@@ -167,21 +167,25 @@ class Runtime:
         return sum(result.status == "journaled" for result in results)
 
     def end_session(self) -> bool:
-        """Schedule a digest of this scope's journal in the background; only when an extractor is configured."""
+        """Schedule a leased digest of this user's journal in the background, only with a configured model."""
         if not self.primary or not _available("scope_recall_engine.digest"):
             return False
         from . import digest
 
-        if not digest.configured(self.config):
-            logger.info("session ended; no digest model or rules extractor configured, journal kept for later")
+        extractor = digest.choose(None, None, self.config)
+        if extractor is None:
+            logger.info("session ended; no digest model configured: the journal waits for `scope-recall digest`")
             return False
-        return self.worker.submit("digest", self._digest)
+        return self.worker.submit("digest", lambda: self._digest(extractor))
 
-    def _digest(self) -> None:
+    def _digest(self, extractor) -> None:
         from . import digest
 
         with self.db() as db:
-            digest.run(db, self.identity, config=self.config)
+            try:
+                digest.run(db, extractor, shared_scope_id=self.identity.shared_scope, config=self.config)
+            except LeaseHeld as busy:  # another process is digesting; this journal is picked up by that or a later run
+                logger.info("digest skipped: %s", busy)
 
     def switch_session(self, new_session_id: str, *, reset: bool = False, reason: str = "") -> None:
         """A new or resumed conversation gets its own scratch scope; compression and branches keep theirs."""
@@ -330,7 +334,7 @@ def install(hermes_home: str | Path, *, link: bool = False) -> Path:
 
 
 @contextlib.contextmanager
-def _hermes_home(path: Path):
+def hermes_home_env(path: Path):
     previous = os.environ.get("HERMES_HOME")
     os.environ["HERMES_HOME"] = str(path)
     try:
@@ -350,7 +354,7 @@ def verify(hermes_home: str | Path) -> dict:
     except ImportError:
         raise ConfigError("hermes-agent is not importable here: run verify with the Python of the Hermes "
                           "environment") from None
-    with _hermes_home(home):
+    with hermes_home_env(home):
         discovered = PROVIDER_NAME in hermes_memory.list_memory_provider_names()
         provider = hermes_memory.load_memory_provider(PROVIDER_NAME)
     report = {

@@ -8,7 +8,7 @@ import pytest
 from agent.memory_manager import MemoryManager
 from plugins.memory import load_memory_provider
 
-from scope_recall_engine import config, hermes, journal, lifecycle
+from scope_recall_engine import config, digest, hermes, journal, lifecycle, recall, vectors
 from scope_recall_engine.principals import human, system
 from scope_recall_engine.scope import Identity
 from scope_recall_engine.store import connect
@@ -216,3 +216,36 @@ def test_system_prompt_block_is_static_counts_and_never_records(home, store):
     assert "1 durable memories" in block and "saffron" not in block and "scope_recall_store" in block
     assert len(block) < 700 and block == fresh.system_prompt_block()
     assert store["recall_events"].count == 0
+
+
+def test_prefetch_never_raises_into_hermes(home, monkeypatch):
+    alice = gateway(home, "alice", "c1")
+    tool(alice, "scope_recall_store", target="user", content="Alice rides a green bicycle")
+    assert "green bicycle" in alice.prefetch("alice green bicycle")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(recall, "packet", broken)
+    assert alice.prefetch("alice green bicycle") == ""
+
+
+def test_tool_writes_are_drained_to_the_vector_index_in_the_background(home, store):
+    alice = gateway(home, "alice", "c1")
+    tool(alice, "scope_recall_store", target="user", content="Alice's locker code is on a blue card")
+    assert alice._runtime.worker.wait(timeout=120)
+    assert vectors.exists(store) and vectors.pending(store) == 0
+
+
+def test_session_end_digests_only_when_an_extractor_is_configured(home, store, monkeypatch):
+    alice = gateway(home, "alice", "c1")
+    alice.sync_turn("Remember that my gym is on Elm Street", "Noted: your gym is on Elm Street.")
+    alice.on_session_end([])
+    assert alice._runtime.worker.wait(timeout=60)
+    assert journal.backlog(store) == 2 and store["digest_runs"].count == 0  # no model: kept, no silent fallback
+    monkeypatch.setattr(digest, "choose", lambda extractor, model, config: digest.RulesExtractor())
+    alice.on_session_end([])
+    assert alice._runtime.worker.wait(timeout=60)
+    assert journal.backlog(store) == 0 and store["digest_runs"].count == 1
+    candidates = lifecycle.rows_in(store, alice._runtime.identity.accessible(), "candidate")
+    assert any("Elm Street" in row["content"] for row in candidates)
