@@ -233,8 +233,11 @@ def doctor(repair, as_json):
         sys.exit(1)
 
 
-from .write_commands import register_write_commands  # noqa: E402  (journal, digest, govern, bench write)
+from .write_commands import register_write_commands  # noqa: E402  (journal, digest, govern)
 register_write_commands(cli)
+
+from .bench_group import bench  # noqa: E402  (scope-recall bench: each benchmark joins the group in bench_group.py)
+cli.add_command(bench)
 
 from .console import demo, hash_password, serve  # noqa: E402  (operator console: Datasette imported lazily)
 for _command in (serve, demo, hash_password):

@@ -1,4 +1,4 @@
-"""CLI for the write path (journal, digest, govern, bench write): thin adapters over the engine's functions."""
+"""CLI for the write path (journal, digest, govern): thin adapters over the engine's functions."""
 
 from __future__ import annotations
 

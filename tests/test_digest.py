@@ -199,3 +199,19 @@ def test_rules_extractor_targets_and_slots():
     assert facts["The user's favorite color is teal."].slot == "favorite color"
     assert {f.entry_ids for f in facts.values()} == {(7,)}
     assert digest.RulesExtractor().extract([{"id": 1, "role": "assistant", "content": "My name is Claude"}]) == []
+
+
+def test_bench_write_cli_reports_both_rates():
+    result = CliRunner().invoke(cli, ["bench", "write", "--turns", "200", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["turns"] == 200 and figures["digested_entries"] == figures["journaled"] > 150
+    assert figures["journal_append_per_s"] > 0 and figures["digest_rules_per_s"] > 0 and figures["facts"] > 0
+
+
+@pytest.mark.slow
+def test_write_path_throughput_targets():
+    from scope_recall_engine.bench_write import measure
+
+    figures = measure(5000)
+    assert figures["journal_append_per_s"] >= 2000 and figures["digest_rules_per_s"] >= 1000

@@ -1,0 +1,13 @@
+"""``scope-recall bench``: one group; each benchmark lives in its owner's module and joins here with one line."""
+
+import click
+
+from .bench_write import write_bench
+
+
+@click.group(name="bench")
+def bench():
+    """Throughput and latency figures (each command also prints --json)."""
+
+
+bench.add_command(write_bench)
