@@ -109,7 +109,7 @@ class Worker:
 
 
 class Runtime:
-    """One Hermes session's use of the store: identity, per-thread connections, capture and background work."""
+    """One Hermes session's use of the store: identity, pooled connections, capture and background work."""
 
     def __init__(self, session_id: str, hermes_home: str | Path, **kwargs):
         self.db_path = store_path(hermes_home)
@@ -168,7 +168,7 @@ class Runtime:
 
     def end_session(self) -> bool:
         """Schedule a leased digest of this user's journal in the background, only with a configured model."""
-        if not self.primary or not _available("scope_recall_engine.digest"):
+        if not self.primary:
             return False
         from . import digest
 
@@ -210,11 +210,12 @@ class Runtime:
             context = tools.ToolContext(db, self.identity, self.principal, self.view(), surface=f"{SURFACE}-tool",
                                         session_key=self.session_id)
             result = tools.call(context, name, args)
-        if name in tools.WRITE_TOOLS and _available("scope_recall_engine.vectors"):
+        if name in tools.WRITE_TOOLS:
             self.worker.submit("drain", self._drain)
         return result
 
     def _drain(self) -> None:
+        """Bring the vector companion up to date off the turn path (LanceDB and the embedder load lazily)."""
         from . import vectors
 
         with self.db() as db:
@@ -241,10 +242,6 @@ class Runtime:
             self._closed, idle, self._idle = True, self._idle, []
         for connection in idle:
             connection.close()
-
-
-def _available(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
 
 
 class CuratedLane:
