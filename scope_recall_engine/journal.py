@@ -157,6 +157,8 @@ def erase_sources(db, memory_id: int) -> int:
         ids = [row[0] for row in db.execute(
             "select journal_entry_id from memory_sources where memory_id = ? and journal_entry_id is not null",
             [memory_id])]
+        db.execute("update memory_sources set revoked = 1, revoked_reason = 'memory purged', revoked_at = ?"
+                   " where memory_id = ? and revoked = 0", [now(), memory_id])  # so only other memories get flagged
         erase(db, ids)
         db.execute("update memories set decision_reason = null where id = ?", [memory_id])
     return len(ids)

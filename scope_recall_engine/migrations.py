@@ -194,3 +194,31 @@ def m005_write_path(db):
         "CREATE TRIGGER journal_entries_revoke_au AFTER UPDATE OF content ON journal_entries"
         " WHEN old.content IS NOT new.content BEGIN" + _REVOKE_SOURCES.format(what="changed") + "END;"
     )
+
+
+_NOW_SQL = "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"
+_CITING = "SELECT memory_id FROM memory_sources WHERE journal_entry_id = old.id AND revoked = 0"
+_REVOKE_SOURCES_AUDITED = f"""
+  UPDATE memories SET provenance = 'revoked', generation = generation + 1, updated_at = {_NOW_SQL}
+    WHERE id IN ({_CITING});
+  INSERT INTO audit_events(memory_id, scope_id, action, principal, principal_kind, reason, at)
+    SELECT m.id, m.scope_id, 'revoke_provenance', 'system:journal', 'system',
+           'source journal entry ' || old.id || ' {{what}}', {_NOW_SQL}
+    FROM memories m WHERE m.id IN ({_CITING});
+  INSERT INTO vector_outbox(memory_id, generation, created_at)
+    SELECT m.id, m.generation, {_NOW_SQL} FROM memories m WHERE m.id IN ({_CITING});
+  UPDATE memory_sources SET revoked = 1, revoked_reason = 'entry {{what}}', revoked_at = {_NOW_SQL}
+    WHERE journal_entry_id = old.id AND revoked = 0;
+"""
+
+
+@migration
+def m006_provenance_revocation_is_a_change(db):
+    """Flagging a memory is a change like any other: one generation, one audit event, one outbox intent."""
+    db.executescript(
+        "DROP TRIGGER journal_entries_revoke_ad; DROP TRIGGER journal_entries_revoke_au;"
+        "CREATE TRIGGER journal_entries_revoke_ad AFTER DELETE ON journal_entries BEGIN"
+        + _REVOKE_SOURCES_AUDITED.format(what="erased") + "END;"
+        "CREATE TRIGGER journal_entries_revoke_au AFTER UPDATE OF content ON journal_entries"
+        " WHEN old.content IS NOT new.content BEGIN" + _REVOKE_SOURCES_AUDITED.format(what="changed") + "END;"
+    )

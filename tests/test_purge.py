@@ -3,7 +3,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from scope_recall_engine import config, digest, embedders, journal, lifecycle, transfer, vectors
+from scope_recall_engine import config, digest, doctor, embedders, journal, lifecycle, transfer, vectors
 from scope_recall_engine.cli import cli
 from scope_recall_engine.errors import Tombstoned
 from scope_recall_engine.principals import human
@@ -61,6 +61,7 @@ def test_purge_erases_the_source_entries_and_flags_other_memories_citing_them(db
         journal.sha256(f"My name is {VALUE} and I live in Lima")
     assert "revoke_provenance" in [event["action"] for event in history(db, 2)["audit"]]
     assert lima["lifecycle"] == db["memories"].get(2)["lifecycle"] == "candidate"
+    assert all(check.ok for check in doctor.run(db))  # one generation, one audit event per change, still
 
 
 def test_a_changed_entry_revokes_its_links_and_the_flag_is_sticky(db, alice):
