@@ -61,6 +61,7 @@ class Decision:
     by: str = "rules"
     note: str | None = None  # the model's own words, kept only on the memory row (purge clears it)
     entry_ids: tuple[int, ...] = field(default_factory=tuple)
+    tombstone: str | None = None  # rejected | purged, for TOMBSTONED
 
     def as_dict(self) -> dict:
         return {"action": self.action, "memory_id": self.memory_id, "reason": self.reason, "by": self.by,
@@ -127,19 +128,22 @@ def neighbours(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...] = ()) -
 
 def by_rules(fact: Fact, fact_hash: str, near: list[Neighbour]) -> Decision:
     """The deterministic decision: a rejection wins, then the same value, then the same slot, else ADD."""
-    def first(state, test):
-        return next((n for n in near if n.lifecycle == state and test(n)), None)
+    def first(state: str, threshold: float = SAME, slot: str | None = None) -> Neighbour | None:
+        for n in near:
+            if n.lifecycle == state and (n.slot == slot if slot else
+                                         n.content_hash == fact_hash or n.similarity >= threshold):
+                return n
+        return None
 
-    same = lambda n: n.content_hash == fact_hash or n.similarity >= SAME  # noqa: E731
-    if row := first("rejected", lambda n: n.content_hash == fact_hash or n.similarity >= PARAPHRASE):
+    if row := first("rejected", PARAPHRASE):
         return Decision("NOOP", row.id, f"restates rejected memory {row.id} (similarity {row.similarity:.2f})")
-    if row := first("active", same) or first("archived", same):
+    if row := first("active") or first("archived"):
         return Decision("NOOP", row.id, f"already {row.lifecycle} as memory {row.id}")
-    if row := first("candidate", same):
+    if row := first("candidate"):
         return Decision("UPDATE", row.id, f"same fact as candidate {row.id} (similarity {row.similarity:.2f})")
-    if fact.slot and (row := first("candidate", lambda n: n.slot == fact.slot)):
+    if fact.slot and (row := first("candidate", slot=fact.slot)):
         return Decision("UPDATE", row.id, f"new value for slot '{fact.slot}' of candidate {row.id}")
-    if fact.slot and (row := first("active", lambda n: n.slot == fact.slot)):
+    if fact.slot and (row := first("active", slot=fact.slot)):
         return Decision("SUPERSEDE", row.id, f"new value for slot '{fact.slot}' of active memory {row.id}")
     return Decision("ADD", None, "no matching row in scope" if not near else
                     f"nearest row {near[0].id} differs (similarity {near[0].similarity:.2f})")
@@ -182,11 +186,12 @@ def decide(db, entry_scope: str, fact: Fact, decider: Decider | None = None) -> 
         stone = db.execute("select memory_id, reason from tombstones where shared_scope_id = ? and content_hash = ?",
                            [shared_part(scope_id), fact_hash]).fetchone()
         return scope_id, Decision("TOMBSTONED", stone[0], f"value was {stone[1]} (memory {stone[0]})",
-                                  entry_ids=fact.entry_ids)
+                                  entry_ids=fact.entry_ids, tombstone=stone[1])
     near = neighbours(db, scope_id, fact, vector_ids(db, scope_id, fact.content) if decider else ())
     rules = by_rules(fact, fact_hash, near)
     decision = rules
-    if decider is not None and near and not (rules.action == "NOOP" and rules.reason.startswith("restates")):
+    rejection = rules.action == "NOOP" and any(n.id == rules.memory_id and n.lifecycle == "rejected" for n in near)
+    if decider is not None and near and not rejection:
         decision = checked(decider.decide(fact, near), near, rules)
     decision.entry_ids = fact.entry_ids
     return scope_id, decision
@@ -214,7 +219,7 @@ def apply(db, scope_id: str, fact: Fact, decision: Decision, entries: dict[int, 
         lifecycle.revise(db, decision.memory_id, DIGEST, fact.content,
                          reason=f"digest UPDATE ({decision.by}): {decision.reason}")
         return
-    if decision.action == "TOMBSTONED" and decision.reason.startswith("value was purged"):
+    if decision.tombstone == "purged":
         journal.erase(db, [entry["id"] for entry in cited])  # a restated erasure is erased again
     elif decision.memory_id is not None and decision.action != "INVALID":
         for entry in cited:

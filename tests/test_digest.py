@@ -215,3 +215,18 @@ def test_write_path_throughput_targets():
 
     figures = measure(5000)
     assert figures["journal_append_per_s"] >= 2000 and figures["digest_rules_per_s"] >= 1000
+
+
+def test_the_model_comes_from_the_flag_or_config_json(db_path, alice, canned):
+    from scope_recall_engine import config as settings
+
+    db = connect(db_path)
+    journal_turns(db, alice)
+    base = ["--db", str(db_path), "digest", "--user", "alice", "--chat", "chat-1", "--json"]
+    canned.enqueue({"facts": [{"entries": [1], "target": "user", "content": "The user is called Dana."}]})
+    flagged = json.loads(CliRunner().invoke(cli, base + ["--model", "canned"]).output)
+    assert (flagged["model"], flagged["counts"]) == ("canned", {"ADD": 1})
+    settings.save(db_path, settings.Config(digest_model="canned"))
+    journal.append(db, alice, "s2", "user", "I also speak Basque")
+    configured = json.loads(CliRunner().invoke(cli, base).output)
+    assert (configured["model"], configured["entries"]) == ("canned", 1) and len(canned.prompts) == 2
