@@ -24,7 +24,7 @@ from itertools import groupby
 from . import adjudication, journal
 from .adjudication import Decision, Fact, Neighbour
 from .config import Config
-from .errors import ConfigError, ExtractionFailed, LeaseHeld, NoExtractor
+from .errors import ConfigError, ExtractionFailed, LeaseHeld
 from .scope import TARGETS
 from .store import now, write
 
@@ -159,9 +159,6 @@ class RulesExtractor:
                         claimed.add(match.start())
                         found.setdefault(fact.content.casefold(), fact)
         return list(found.values())
-
-    def decide(self, fact: Fact, near: list[Neighbour]) -> Decision | None:
-        return None  # the rules in adjudication.by_rules decide
 
 
 # ---- the llm extractor --------------------------------------------------------------------------------------
