@@ -249,3 +249,28 @@ def test_session_end_digests_only_when_an_extractor_is_configured(home, store, m
     assert journal.backlog(store) == 0 and store["digest_runs"].count == 1
     candidates = lifecycle.rows_in(store, alice._runtime.identity.accessible(), "candidate")
     assert any("Elm Street" in row["content"] for row in candidates)
+
+
+def test_cli_install_copies_the_plugin_and_verify_reports_what_hermes_finds(tmp_path):
+    from click.testing import CliRunner
+
+    from scope_recall_engine.cli import cli
+
+    runner, home = CliRunner(), tmp_path / "hermes-home"
+    empty = runner.invoke(cli, ["hermes", "verify", "--hermes-home", str(home), "--json"])
+    assert empty.exit_code == 1 and json.loads(empty.output)["loaded"] is False
+    installed = runner.invoke(cli, ["hermes", "install", "--hermes-home", str(home)])
+    assert installed.exit_code == 0 and "hermes config set memory.provider scope-recall" in installed.output
+    plugin = home / "plugins" / "scope-recall"
+    assert not plugin.is_symlink() and "register_memory_provider" in (plugin / "__init__.py").read_text()[:8192]
+    report = json.loads(runner.invoke(cli, ["hermes", "verify", "--hermes-home", str(home), "--json"]).output)
+    assert report["ok"] and report["tools"][0] == "scope_recall_store" and report["active"] is False
+    (home / "config.yaml").write_text("memory:\n  provider: scope-recall\n", encoding="utf-8")
+    assert json.loads(runner.invoke(cli, ["hermes", "verify", "--hermes-home", str(home), "--json"]).output)[
+        "active"] is True
+    foreign = tmp_path / "other" / "plugins" / "scope-recall"
+    foreign.mkdir(parents=True)
+    (foreign / "notes.txt").write_text("not ours")
+    refused = runner.invoke(cli, ["hermes", "install", "--hermes-home", str(tmp_path / "other")])
+    assert refused.exit_code == 1 and "not a Scope Recall plugin" in refused.output
+    assert (foreign / "notes.txt").exists()
