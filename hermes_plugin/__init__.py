@@ -31,6 +31,7 @@ class ScopeRecallProvider(MemoryProvider):
         from scope_recall_engine import hermes
 
         home = kwargs.pop("hermes_home", None) or os.environ.get("HERMES_HOME") or "~/.hermes"
+        self._call(None, "close")  # initialized again: the previous session's connections go first
         self._initialized = True
         try:
             self._runtime = hermes.Runtime(session_id, home, **kwargs)
