@@ -49,7 +49,6 @@ class RecallPacket:
     elapsed_ms: float = 0.0
 
 
-
 def packet(db, view: View, query: str, *, surface: str, session_key: str | None = None,
            max_chars: int = MAX_CHARS) -> RecallPacket:
     """Recall for the current query, packed within budget, minus what this session saw lately; one ledger row."""
@@ -77,6 +76,8 @@ def render(hits: list, max_chars: int = MAX_CHARS) -> tuple[str, list[int]]:
         if room < MIN_ITEM_CHARS:
             break
         body = neutralize(hit.content)
+        if not body:  # nothing but markup or invisible characters
+            continue
         if len(body) > room:
             body = body[:room - 1].rstrip() + "…"
         line = f'{prefix}{body}"'
