@@ -89,9 +89,35 @@ def versions(db) -> Check:
 
 
 @check
-def vector_outbox(db) -> Check:
-    pending = db["vector_outbox"].count
-    return Check("vector_outbox", True, f"{pending} pending intents (applied by `scope-recall index drain`)")
+def vector_companion(db) -> Check:
+    """The LanceDB companion agrees with truth, except for changes still queued in the outbox (converging)."""
+    from . import vectors
+
+    queued = vectors.pending(db)
+    if not vectors.exists(db):
+        return Check("vector_companion", True, f"no index yet; {queued} memories queued (scope-recall index drain)")
+    try:
+        found = vectors.check(db)
+    except Exception as error:  # a missing or corrupt companion is a problem with a known repair
+        return Check("vector_companion", False, f"unreadable: {type(error).__name__}: {error}"[:300],
+                     "scope-recall index rebuild")
+    waiting = {row[0] for row in db.execute("select distinct memory_id from vector_outbox")}
+    missing = [i for i in found.missing if i not in waiting]
+    stale = [i for i in found.stale if i not in waiting]
+    ok = not (missing or stale or found.extra or found.repairs) and found.model == found.index_model
+    detail = (f"{found.indexed} indexed of {found.expected}; missing {len(missing)}, stale {len(stale)}, "
+              f"extra {len(found.extra)}, flagged for repair {found.repairs}, queued {queued}; "
+              f"model {found.model} (index built with {found.index_model})")
+    return Check("vector_companion", ok, detail, None if ok else "scope-recall index rebuild")
+
+
+@check
+def digest_backlog(db) -> Check:
+    from . import journal
+
+    leases = [f"{row['name']} held by {row['holder']} until {row['expires_at']}" for row in db["leases"].rows]
+    return Check("digest_backlog", True, f"{journal.backlog(db)} journal entries waiting for the digest; "
+                 f"leases: {', '.join(leases) or 'none'}")
 
 
 def repair(db) -> list[str]:

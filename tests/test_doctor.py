@@ -42,3 +42,17 @@ def test_a_write_that_bypassed_the_engine_is_reported(db, alice):
     db.execute("update memories set content = 'silently rewritten' where id = ?", [memory_id])
     db.conn.commit()
     assert {"audit_coverage", "versions"} <= names_failing(db)
+
+
+def test_vector_companion_drift_is_found_and_rebuild_repairs_it(db, db_path, alice):
+    from scope_recall_engine import config, embedders, vectors
+
+    config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
+    memory_id = seeded(db, alice)
+    assert "vector_companion" not in names_failing(db)  # queued changes are converging, not a problem
+    vectors.drain(db)
+    assert "vector_companion" not in names_failing(db)
+    vectors.connect_dir(vectors.index_dir(db)).open_table(vectors.TABLE).delete(f"id = {memory_id}")
+    assert "vector_companion" in names_failing(db)
+    vectors.rebuild(db)
+    assert "vector_companion" not in names_failing(db)
