@@ -236,19 +236,21 @@ def verify(db, view: View, hits) -> dict[int, tuple[Hit, float]]:
     return verified
 
 
-def fuse(candidates: dict[int, Candidate], floor: float | None) -> list[tuple[float, Candidate]]:
-    """Weighted sum of per-lane scores, each scaled to [0, 1]: lexical lanes by their best score in this
-    query, the vector lane from the model's unrelated floor up. One small function so the mechanism can change."""
-    best = {lane: max((c.lanes[lane] for c in candidates.values() if lane in c.lanes), default=1.0) or 1.0
-            for lane in ("bm25", "trigram")}
+def fuse(candidates: dict[int, Candidate]) -> list[tuple[float, Candidate]]:
+    """Weighted sum of per-lane scores, each scaled to [0, 1] within this query: lexical lanes by their best
+    score, the vector lane min-max (its cosines are squeezed into a narrow band). Measured on LoCoMo dev against
+    RRF (k=60), which lost ~3 points of any@5. One small function so the mechanism can change."""
+    high = {lane: max((c.lanes[lane] for c in candidates.values() if lane in c.lanes), default=1.0)
+            for lane in WEIGHTS}
+    low = min((c.lanes["vector"] for c in candidates.values() if "vector" in c.lanes), default=0.0)
     fused = []
     for candidate in candidates.values():
         score = 0.0
         for lane, value in candidate.lanes.items():
-            if lane in best:
-                value = value / best[lane]
-            elif lane == "vector":
-                value = max(0.0, (value - (floor or 0.0)) / (1.0 - (floor or 0.0)))
+            if lane == "vector":
+                value = (value - low) / ((high[lane] - low) or 1.0)
+            elif lane in ("bm25", "trigram"):
+                value = value / (high[lane] or 1.0)
             score += WEIGHTS[lane] * value
         fused.append((score, candidate))
     return sorted(fused, key=lambda pair: (-pair[0], -pair[1].row.id))
@@ -301,8 +303,9 @@ def admissible(candidate: Candidate, lane: VectorLane | None) -> bool:
 
 
 def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = True,
-           budget: float = VECTOR_BUDGET_S) -> SearchResult:
-    """Gate, run the lanes, fuse, abstain. ``use_vectors=False`` is the lexical-only mode (benchmarks)."""
+           budget: float = VECTOR_BUDGET_S, abstain: bool = True) -> SearchResult:
+    """Gate, run the lanes, fuse, abstain. ``use_vectors=False`` is the lexical-only mode (benchmarks);
+    ``abstain=False`` ranks every candidate (evaluation of ranking alone)."""
     query = clean_query(query)
     if gated(query) and not _EXACT_ID.match(query):
         return SearchResult([], miss_reason="gated")
@@ -325,8 +328,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     weights = term_weights(db, [t for t in terms if not _CJK.search(t)])
     for candidate in candidates.values():
         candidate.coverage = coverage(candidate.row.content, weights)
-    admitted = {key: c for key, c in candidates.items() if admissible(c, lane)}
-    ranked = fuse(admitted, VECTOR_FLOOR.get(lane.model) if lane else None)[:limit]
+    admitted = {key: c for key, c in candidates.items() if not abstain or admissible(c, lane)}
+    ranked = fuse(admitted)[:limit]
     hits = [Hit(**{**c.row.as_dict(), "score": round(score, 4)}) for score, c in ranked]
     miss = None if hits else ("abstained" if candidates else "no_match")
     return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss)
