@@ -245,3 +245,7 @@ for _command in (serve, demo, hash_password):
 
 from .hermes import hermes_group  # noqa: E402  (scope-recall hermes install|verify)
 cli.add_command(hermes_group)
+
+from . import bench, evals, vectors  # noqa: E402  (index drain|check|rebuild, eval locomo|negative, bench recall)
+for _group in (vectors.index_group(), evals.eval_group(), bench.bench_group()):
+    cli.add_command(_group)

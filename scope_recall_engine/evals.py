@@ -155,3 +155,54 @@ def compare(actual: dict, expected: dict) -> list[str]:
     problems += [f"negative {n['query']!r}: returned {n['search'] or n['recall']}"
                  for n in actual["negatives"] if n["search"] or n["recall"]]
     return problems
+
+
+def _table(report: dict) -> str:
+    lines = [f"{'retriever':<9} {'cat':<7} {'n':>4} " + " ".join(f"{m}@{k:<3}" for m in ("any", "frac") for k in KS)]
+    for name in ("product", "bm25"):
+        for label, row in [("1-4", report[name]["overall"]), *report[name]["by_category"].items()]:
+            values = " ".join(f"{row.get(f'{m}@{k}', 0):>6.1f}" for m in ("any", "frac") for k in KS)
+            lines.append(f"{name:<9} {label:<7} {row['questions']:>4} {values}")
+    return "\n".join(lines + [f"product abstained (returned nothing) on {report['abstained']} questions"])
+
+
+def eval_group():
+    """The `scope-recall eval` commands (built on demand so importing this module never imports the CLI)."""
+    import sys
+
+    import click
+
+    from .cli import emit, json_option
+
+    @click.group(name="eval")
+    def group():
+        """Measure retrieval: LoCoMo any@k/frac@k, and the negative fixture."""
+
+    @group.command(name="locomo")
+    @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+    @click.option("--ranks", type=click.File("w", encoding="utf-8"), help="Write one JSON line per question.")
+    @json_option
+    def locomo_command(file, ranks, as_json):
+        """Store each LoCoMo conversation in its own scope and rank its questions (product vs plain BM25)."""
+        with click.progressbar(length=0, label="embedding turns", file=sys.stderr) as bar:
+            report = locomo(file, ranks, progress=bar.update)
+        emit(report, as_json, _table(report))
+
+    @group.command(name="negative")
+    @click.option("--update", is_flag=True, help="Rewrite the expected JSON from this run (review the diff).")
+    @json_option
+    def negative_command(update, as_json):
+        """Positive probes must come back in the top 3; negative queries must return nothing anywhere."""
+        actual = negative()
+        expected_path = FIXTURES / "negative_expected.json"
+        if update:
+            expected_path.write_text(json.dumps(actual, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        problems = compare(actual, json.loads(expected_path.read_text(encoding="utf-8")))
+        summary = {"positives": len(actual["positives"]), "negatives": len(actual["negatives"]),
+                   "ok": not problems, "problems": problems}
+        emit(summary, as_json, "\n".join(problems) or
+             f"ok: {summary['positives']} positives in the top 3, {summary['negatives']} negatives returned nothing")
+        if problems:
+            sys.exit(1)
+
+    return group

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import config
+from .content import content_hash
 from .store import enqueue_vector_sync, now, write
 
 TABLE = "memories"
@@ -244,6 +245,32 @@ def drain(db, *, limit: int | None = None, progress: Callable[[int], None] | Non
     return result
 
 
+def bulk_load(db, texts: list[str]) -> int:
+    """Write the companion for a freshly bulk-filled store in one pass, embedding each distinct text once
+    (benchmarks: rows whose text repeats share its vector). Returns the number of rows written."""
+    import numpy as np
+    import pyarrow as pa
+
+    from . import embedders
+
+    model = model_id(db)
+    computed = embedders.embed_passages(embedders.get_model(model), texts)
+    by_hash = {content_hash(t): i for i, t in enumerate(texts)}
+    rows = db.execute("select id, scope_id, lifecycle, content_hash, generation from memories "
+                      "where lifecycle != 'purged' and target not in ('general')").fetchall()
+    rows = [row for row in rows if row[3] in by_hash]
+    matrix = np.asarray(computed, dtype=np.float32)[[by_hash[row[3]] for row in rows]]
+    columns = list(zip(*rows)) if rows else [[]] * 5
+    data = pa.table({
+        "id": pa.array(columns[0], pa.int64()), "scope_id": pa.array(columns[1], pa.string()),
+        "lifecycle": pa.array(columns[2], pa.string()), "content_hash": pa.array(columns[3], pa.string()),
+        "generation": pa.array(columns[4], pa.int64()), "model": pa.array([model] * len(rows), pa.string()),
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel(), pa.float32()), matrix.shape[1]),
+    })
+    _create(db, model, matrix.shape[1]).add(data)
+    return len(rows)
+
+
 def pending(db) -> int:
     return db.execute("select count(distinct memory_id) from vector_outbox").fetchone()[0]
 
@@ -318,3 +345,50 @@ def nearest(directory: Path, scopes: tuple[str, ...], vector: list[float], limit
             .where(f"{_in('scope_id', scopes)} AND lifecycle = 'active'", prefilter=True)
             .select(["id", "content_hash", "scope_id", "_distance"]).limit(limit).to_list())
     return [VectorHit(row["id"], row["content_hash"], row["scope_id"], 1.0 - row["_distance"]) for row in rows]
+
+
+def _progress_bar(label: str, total: int):
+    import click
+
+    return click.progressbar(length=total, label=label, file=click.get_text_stream("stderr"))
+
+
+def index_group():
+    """The `scope-recall index` commands (built on demand so importing this module never imports the CLI)."""
+    import click
+
+    from .cli import emit, json_option, open_db
+
+    @click.group(name="index")
+    def group():
+        """The LanceDB vector companion: drain the outbox, check it against truth, rebuild it."""
+
+    @group.command(name="drain")
+    @json_option
+    def drain_command(as_json):
+        """Apply pending outbox intents (embeds new and changed memories)."""
+        db = open_db()
+        with _progress_bar("draining", pending(db)) as bar:
+            result = drain(db, progress=bar.update)
+        emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
+
+    @group.command(name="check")
+    @json_option
+    def check_command(as_json):
+        """Missing, stale and extra rows versus truth; exit 1 unless consistent."""
+        result = check(open_db()).as_dict()
+        emit(result, as_json, "\n".join(f"{key}: {value}" for key, value in result.items()))
+        if not result["ok"]:
+            raise SystemExit(1)
+
+    @group.command(name="rebuild")
+    @json_option
+    def rebuild_command(as_json):
+        """Rebuild the companion from truth with the configured embedding model."""
+        db = open_db()
+        total = db.execute("select count(*) from memories").fetchone()[0]
+        with _progress_bar("rebuilding", total) as bar:
+            result = rebuild(db, progress=bar.update)
+        emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
+
+    return group
