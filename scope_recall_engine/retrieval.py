@@ -42,7 +42,7 @@ ALONE_MARGIN = 0.03  # ... and this far above the median of what the lane return
 AGREEMENT_MARGIN = 0.03  # "the vector lane agrees": this far above the floor
 COVERAGE = 0.5  # lexical evidence on its own: at least this share of the query's idf mass
 COVERAGE_WITH_VECTOR = 0.2  # ... or this much, when the vector lane agrees
-DF_CAP = 1000  # at or above: related enough to recall with no lexical evidence
+DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere  # at or above: related enough to recall with no lexical evidence
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
 
 
@@ -87,11 +87,18 @@ class Candidate:
     coverage: float = 0.0  # share of the query's idf mass found in the text
 
 
+def query_terms(query: str, *, content_only: bool = False) -> list[str]:
+    return [term for term in dict.fromkeys(t.lower() for t in _WORD.findall(query))
+            if not (content_only and term in STOPWORDS)]
+
+
 def fts_match(query: str, *, content_only: bool = False) -> str | None:
     """Turn free text into an FTS5 expression of quoted terms, so user input can never be FTS syntax."""
-    terms = [term for term in dict.fromkeys(t.lower() for t in _WORD.findall(query))
-             if not (content_only and term in STOPWORDS)]
-    return " OR ".join(f'"{term}"' for term in terms) or None
+    return _quoted(query_terms(query, content_only=content_only))
+
+
+def _quoted(terms: list[str]) -> str | None:
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms) or None
 
 
 _COLUMNS = "m.id, m.content, m.target, {score} as score, m.scope_id, m.review_state"
@@ -99,7 +106,11 @@ _COLUMNS = "m.id, m.content, m.target, {score} as score, m.scope_id, m.review_st
 
 def lexical(db, view: View, query: str, limit: int = 10, *, content_only: bool = False) -> list[Hit]:
     """FTS5 BM25 over visible rows (every query word: the plain baseline; ``content_only`` drops stop words)."""
-    match = fts_match(clean_query(query), content_only=content_only)
+    return bm25(db, view, query_terms(clean_query(query), content_only=content_only), limit)
+
+
+def bm25(db, view: View, terms: list[str], limit: int = CANDIDATES) -> list[Hit]:
+    match = _quoted(terms)
     if match is None:
         return []
     sql = f"""
@@ -263,16 +274,17 @@ def _stem(word: str) -> str:
     return word
 
 
-def term_weights(db, terms: list[str]) -> dict[str, float]:
-    """BM25's idf for each query term, from document counts capped at DF_CAP (a term that common weighs ~0)."""
+def document_counts(db, terms: list[str]) -> dict[str, int]:
+    """How many rows (any scope) hold each term in the word index, counted up to DF_CAP."""
+    sql = "select count(*) from (select 1 from memories_fts where memories_fts match ? limit ?)"
+    return {term: db.execute(sql, ['"' + term.replace('"', '""') + '"', DF_CAP]).fetchone()[0] for term in terms}
+
+
+def term_weights(db, counts: dict[str, int]) -> dict[str, float]:
+    """BM25's idf for each query term; a term counted to DF_CAP is taken to be in every row (weight ~0)."""
     total = (db.execute("select max(id) from memories").fetchone()[0] or 0) + 1
-    weights = {}
-    for term in terms:
-        df = db.execute("select count(*) from (select 1 from memories_fts where memories_fts match ? limit ?)",
-                        ['"' + term.replace('"', '""') + '"', DF_CAP]).fetchone()[0]
-        df = total if df >= DF_CAP else df
-        weights[term] = math.log((total - df + 0.5) / (df + 0.5) + 1)
-    return weights
+    seen = {term: total if df >= DF_CAP else df for term, df in counts.items()}
+    return {term: math.log((total - df + 0.5) / (df + 0.5) + 1) for term, df in seen.items()}
 
 
 def coverage(content: str, weights: dict[str, float]) -> float:
@@ -316,16 +328,19 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             candidates.setdefault(hit.id, Candidate(hit)).lanes[lane] = score
 
     terms = [t for t in dict.fromkeys(w.lower() for w in _WORD.findall(query)) if t not in STOPWORDS][:20]
+    counts = document_counts(db, [t for t in terms if not _CJK.search(t)])
+    rare = [term for term, df in counts.items() if df < DF_CAP] or list(counts)  # skip terms found everywhere
+    unseen = [term for term, df in counts.items() if df == 0]  # substrings only help where words found nothing
     add("exact", ((hit, 1.0) for hit in exact(db, view, query)))
-    add("bm25", ((hit, hit.score) for hit in lexical(db, view, query, CANDIDATES, content_only=True)))
-    add("trigram", ((hit, hit.score) for hit in trigram(db, view, terms)))
+    add("bm25", ((hit, hit.score) for hit in bm25(db, view, rare)))
+    add("trigram", ((hit, hit.score) for hit in trigram(db, view, unseen)))
     add("cjk", ((hit, hit.score) for hit in cjk(db, view, query)))
     lanes = {"exact": "ok", "bm25": "ok", "trigram": "ok", "cjk": "ok", "vector": "skipped"}
     lane = None
     if use_vectors:
         lane, lanes["vector"] = vector(db, view, query, budget)
         add("vector", (lane.hits.values() if lane else ()))
-    weights = term_weights(db, [t for t in terms if not _CJK.search(t)])
+    weights = term_weights(db, counts)
     for candidate in candidates.values():
         candidate.coverage = coverage(candidate.row.content, weights)
     admitted = {key: c for key, c in candidates.items() if not abstain or admissible(c, lane)}

@@ -9,6 +9,7 @@ by id + content hash + generation. Rows carry no text; a hit counts only after r
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -376,7 +377,7 @@ def nearest(directory: Path, scopes: tuple[str, ...], vector: list[float], limit
 def _progress_bar(label: str, total: int):
     import click
 
-    return click.progressbar(length=total, label=label, file=click.get_text_stream("stderr"))
+    return click.progressbar(length=total, label=label, file=sys.stderr)
 
 
 def index_group():

@@ -1,0 +1,181 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from scope_recall_engine import config, embedders, lifecycle, retrieval, vectors
+from scope_recall_engine.cli import cli
+from scope_recall_engine.principals import human
+from scope_recall_engine.visibility import View
+
+ME = human("tester")
+FACTS = {
+    "food": "Alice's favourite food is sushi, especially salmon nigiri",
+    "tea": "Alice drinks green tea every morning before work",
+    "postgres": "The staging server runs PostgreSQL 16 on port 5432",
+    "car": "Alice drives a blue Volvo XC40 bought in 2022",
+    "zh": "爱丽丝住在上海，在一家银行工作",
+}
+
+
+def _fill(db, identity, facts=FACTS, drain=True):
+    ids = {key: lifecycle.store(db, identity, "memory", text, ME).id for key, text in facts.items()}
+    if drain:
+        vectors.drain(db)
+    return ids
+
+
+def _ids(result):
+    return [hit.id for hit in result]
+
+
+@pytest.fixture
+def hashed(db, db_path):
+    config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
+    return db
+
+
+def test_exact_id_lane_only_inside_the_view(db, alice, bob):
+    ids = _fill(db, alice, drain=False)
+    mine = View(alice.accessible())
+    assert _ids(retrieval.search(db, mine, f"#{ids['car']}"))[:1] == [ids["car"]]
+    assert _ids(retrieval.search(db, mine, f"memory {ids['car']}"))[:1] == [ids["car"]]
+    assert retrieval.search(db, View(bob.accessible()), f"#{ids['car']}").hits == []
+
+
+def test_bm25_lane_and_fts_syntax_is_inert(db, alice):
+    ids = _fill(db, alice, drain=False)
+    view = View(alice.accessible())
+    assert _ids(retrieval.search(db, view, "green tea", use_vectors=False))[:1] == [ids["tea"]]
+    for hostile in ('NEAR("a" b) OR *', "tea* AND NOT", '"unbalanced', "content: ^tea", "'; DROP TABLE memories; --"):
+        retrieval.search(db, view, hostile, use_vectors=False)  # never an FTS syntax error
+    assert db["memories"].count == len(FACTS)
+
+
+def test_trigram_lane_finds_substrings_bm25_misses(db, alice):
+    ids = _fill(db, alice, drain=False)
+    view = View(alice.accessible())
+    assert retrieval.lexical(db, view, "postgres") == []  # the word lane alone: no token "postgres"
+    assert _ids(retrieval.search(db, view, "postgres", use_vectors=False))[:1] == [ids["postgres"]]
+
+
+@pytest.mark.parametrize("query", ["上海", "银行", "爱丽丝住在哪里"])
+def test_cjk_lane_finds_chinese_including_two_character_queries(db, alice, query):
+    ids = _fill(db, alice, drain=False)
+    assert _ids(retrieval.search(db, View(alice.accessible()), query, use_vectors=False))[:1] == [ids["zh"]]
+
+
+def test_vector_lane_finds_a_paraphrase_with_no_shared_word(db, alice):
+    ids = _fill(db, alice)
+    view = View(alice.accessible())
+    query = "which dish does Alice enjoy most"  # shares only the name, which half the rows hold
+    assert retrieval.search(db, view, query, use_vectors=False).hits == []
+    result = retrieval.search(db, view, query)
+    assert result.lanes["vector"] == "ok" and not result.degraded
+    assert _ids(result)[:1] == [ids["food"]]
+
+
+def test_vector_lane_scope_isolation(hashed, alice, bob):
+    text = "the launch code is stored in the blue binder"
+    mine = lifecycle.store(hashed, alice, "memory", text, ME).id
+    theirs = lifecycle.store(hashed, bob, "memory", text, ME).id
+    vectors.drain(hashed)
+    lane, status = retrieval.vector(hashed, View(alice.accessible()), text)
+    assert status == "ok" and set(lane.hits) == {mine}  # positive control: the same text is found in-scope
+    lane, _ = retrieval.vector(hashed, View(bob.accessible()), text)
+    assert set(lane.hits) == {theirs}
+
+
+def test_tampered_hash_never_reaches_results_and_marks_repair(hashed, alice):
+    ids = _fill(hashed, alice)
+    view = View(alice.accessible())
+    lane, _ = retrieval.vector(hashed, view, FACTS["tea"])
+    assert ids["tea"] in lane.hits  # positive control before tampering
+    vectors._table(hashed).update(where=f"id = {ids['tea']}", values={"content_hash": "0" * 64})
+    lane, _ = retrieval.vector(hashed, view, FACTS["tea"])
+    assert ids["tea"] not in lane.hits and ids["food"] in lane.hits
+    assert vectors.check(hashed).repairs == 1
+    vectors.drain(hashed)  # the repair mark queued the id: the drainer rewrites it from truth
+    assert vectors.check(hashed).ok and ids["tea"] in retrieval.vector(hashed, view, FACTS["tea"])[0].hits
+
+
+def test_companion_row_pointed_at_another_scope_is_dropped(hashed, alice, bob):
+    _fill(hashed, alice)
+    secret = lifecycle.store(hashed, bob, "memory", "bob's locker combination is 31-7-22", ME).id
+    vectors.drain(hashed)
+    vectors._table(hashed).update(where=f"id = {secret}", values={"scope_id": alice.shared_scope})
+    result = retrieval.search(hashed, View(alice.accessible()), "locker combination 31-7-22")
+    assert secret not in _ids(result)
+    assert secret not in retrieval.vector(hashed, View(alice.accessible()), "locker combination")[0].hits
+    assert vectors.check(hashed).repairs >= 1
+    assert _ids(retrieval.search(hashed, View(bob.accessible()), "locker combination"))[:1] == [secret]
+
+
+def test_abstention_real_matches_come_back_unrelated_queries_get_nothing(db, alice):
+    ids = _fill(db, alice)
+    view = View(alice.accessible())
+    assert _ids(retrieval.search(db, view, "what car does Alice drive"))[:1] == [ids["car"]]
+    for query in ("asdkjh qwpoeiru zxmv", "What is the capital of France?", "what is Alice's phone number",
+                  "今天天气怎么样", "x7f9k2m"):
+        result = retrieval.search(db, view, query)
+        assert result.hits == [] and result.miss_reason in ("abstained", "no_match"), query
+
+
+@pytest.mark.parametrize("query", ["ok", "thanks!", "👍", "🎉🎉", "the", "what is it", "   ", ""])
+def test_gate_stops_trivial_queries_before_any_lane(db, alice, query):
+    _fill(db, alice, {"ok": "ok thanks the emoji 👍 note"}, drain=False)
+    result = retrieval.search(db, View(alice.accessible()), query)
+    assert (result.hits, result.miss_reason, result.lanes) == ([], "gated", {})
+    assert retrieval.search(db, View(alice.accessible()), "emoji note", use_vectors=False).hits  # control
+
+
+def test_broken_companion_degrades_to_lexical(db, alice):
+    ids = _fill(db, alice)
+    view = View(alice.accessible())
+    assert not retrieval.search(db, view, "green tea").degraded  # control: healthy
+    for path in (vectors.index_dir(db) / "memories.lance" / "data").iterdir():
+        path.write_bytes(b"not a lance file")
+    result = retrieval.search(db, view, "green tea")
+    assert result.degraded and result.lanes["vector"] != "ok"
+    assert _ids(result)[:1] == [ids["tea"]]
+
+
+def test_slow_vector_lane_degrades_within_budget(db, alice):
+    ids = _fill(db, alice)
+    result = retrieval.search(db, View(alice.accessible()), "green tea", budget=0.000001)
+    assert result.degraded and result.lanes["vector"].startswith("timed out")
+    assert _ids(result)[:1] == [ids["tea"]]
+
+
+def test_no_index_yet_is_degraded_not_fatal(db, alice):
+    ids = _fill(db, alice, drain=False)
+    result = retrieval.search(db, View(alice.accessible()), "green tea")
+    assert result.degraded and "drain" in result.lanes["vector"] and _ids(result)[:1] == [ids["tea"]]
+
+
+def test_hundred_kilobyte_query_is_truncated_not_fatal(db, alice):
+    ids = _fill(db, alice)
+    result = retrieval.search(db, View(alice.accessible()), "green tea " * 10_000)
+    assert _ids(result)[:1] == [ids["tea"]]
+
+
+def test_cli_search_json_keeps_its_fields(db_path, alice):
+    runner = CliRunner()
+    runner.invoke(cli, ["--db", str(db_path), "store", "--user", "alice", "--target", "memory", FACTS["tea"]])
+    out = runner.invoke(cli, ["--db", str(db_path), "search", "--user", "alice", "--json", "green tea"])
+    hits = json.loads(out.output)
+    assert out.exit_code == 0 and hits[0]["content"] == FACTS["tea"]
+    assert {"id", "content", "target", "score"} <= set(hits[0])
+
+
+def test_cli_index_commands(db_path, alice):
+    runner = CliRunner()
+    base = ["--db", str(db_path)]
+    runner.invoke(cli, [*base, "store", "--user", "alice", "--target", "memory", FACTS["tea"]])
+    assert runner.invoke(cli, [*base, "index", "check", "--json"]).exit_code == 1  # not drained yet
+    drained = runner.invoke(cli, [*base, "index", "drain", "--json"])
+    assert drained.exit_code == 0 and json.loads(drained.output.splitlines()[-1])["upserted"] == 1
+    checked = runner.invoke(cli, [*base, "index", "check", "--json"])
+    assert checked.exit_code == 0 and json.loads(checked.output)["ok"]
+    rebuilt = runner.invoke(cli, [*base, "index", "rebuild", "--json"])
+    assert rebuilt.exit_code == 0 and json.loads(rebuilt.output.splitlines()[-1])["rebuilt"]
