@@ -1,3 +1,7 @@
+import os
+import subprocess
+import sys
+
 import llm
 import numpy as np
 from llm.plugins import pm
@@ -5,10 +9,18 @@ from llm.plugins import pm
 from scope_recall_engine import embedders
 
 
-def test_models_register_without_entry_points(monkeypatch):
-    monkeypatch.setenv("LLM_LOAD_PLUGINS", "")
+def test_models_register_without_entry_points():
+    """LLM_LOAD_PLUGINS="" turns entry points off (read when llm is imported): the engine registers itself."""
+    code = ("import llm; from scope_recall_engine import embedders; embedders.ensure_registered(); "
+            "embedders.ensure_registered(); ids = [m.model_id for m in llm.get_embedding_models()]; "
+            "print(ids.count('scope-recall-e5-small'), ids.count('scope-recall-hash'))")
+    env = {**os.environ, "LLM_LOAD_PLUGINS": ""}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.split() == ["1", "1"], out.stderr
+
+
+def test_models_are_listed_once_with_entry_points():
     embedders.ensure_registered()
-    embedders.ensure_registered()  # idempotent: never a second registration
     ids = [model.model_id for model in llm.get_embedding_models()]
     assert ids.count(embedders.E5_MODEL_ID) == 1 and ids.count(embedders.HASH_MODEL_ID) == 1
     assert pm.is_registered(embedders)
