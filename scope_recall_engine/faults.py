@@ -1,8 +1,13 @@
 """Fault harnesses: SIGKILL writers at random moments, or run writers concurrently, then check the invariants.
 
-Workers are separate processes (``python -m scope_recall_engine.faults worker ...``) that print one JSON line when
-an operation begins and one when it is acknowledged (committed), so the parent knows exactly which writes were
-promised and which single operation per worker may have been cut short.
+Every worker writes one JSON line when an operation begins and one when it is acknowledged (committed), so the
+harness knows exactly which writes were promised and which single operation per worker may have been cut short.
+
+Crash runs fork their victims from a loop process started fresh for the purpose (``python -m
+scope_recall_engine.faults crash ...``): a fork costs milliseconds where a new interpreter costs a quarter of a
+second, which is what makes hundreds of real SIGKILLs per test affordable. The loop process holds no database
+connection while it forks, and each child opens its own. Concurrency runs start each role (generic writers, the
+Datasette console, the Hermes provider, the digest) as its own interpreter.
 """
 
 from __future__ import annotations
@@ -13,11 +18,14 @@ import random
 import signal
 import subprocess
 import sys
-import threading
+import tempfile
 import time
+import warnings
+from collections import Counter
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
-from . import doctor, lifecycle, retrieval
+from . import config, digest, doctor, embedders, journal, lifecycle, retrieval
 from .errors import IllegalTransition
 from .principals import human, system
 from .scope import Identity
@@ -26,6 +34,11 @@ from .visibility import View
 
 IDENTITY = Identity(user="fault-tester", chat="harness")
 OPERATIONS = ("store", "store", "candidate", "promote", "reject", "edit", "purge")
+CRASH_KINDS = ("transitions", "digest", "drain")
+FACTS = ("My name is {t}.", "I live in {t}.", "I like {t} tea.", "I work at {t}.",
+         "Please remember that the {t} deploy runs on Fridays.", "Thanks, that helps with {t}.",
+         "Can you look at {t} again?")
+MAX_DELAY = {"transitions": 0.12, "digest": 0.25, "drain": 0.4}  # kill windows that land inside the operations
 
 
 @dataclass
@@ -34,15 +47,26 @@ class Report:
     kills: int = 0
     acknowledged: int = 0
     in_flight: int = 0
+    kills_by_op: dict = field(default_factory=dict)  # what each victim was doing when it died
+    acknowledged_by_op: dict = field(default_factory=dict)
     lost: list = field(default_factory=list)
     unsearchable: list = field(default_factory=list)
     doctor_problems: list = field(default_factory=list)
+    invariant_violations: list = field(default_factory=list)
+    companion_failures: list = field(default_factory=list)  # vector drains that failed (truth unaffected)
     writes_per_second: float | None = None
     errors: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.lost or self.unsearchable or self.doctor_problems or self.errors)
+        return not (self.lost or self.unsearchable or self.doctor_problems or self.invariant_violations
+                    or self.companion_failures or self.errors)
+
+    @property
+    def truth_ok(self) -> bool:
+        """The SQLite truth is whole: nothing lost, invariants hold; the vector companion aside (rebuildable)."""
+        companion = [p for p in self.doctor_problems if p["name"] != "vector_companion"]
+        return not (self.lost or self.unsearchable or companion or self.invariant_violations or self.errors)
 
     def as_dict(self) -> dict:
         return {**asdict(self), "ok": self.ok}
@@ -52,22 +76,23 @@ def _token(rng: random.Random) -> str:
     return "tok" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(12))
 
 
-def _emit(kind: str, **fields) -> None:
-    sys.stdout.write(json.dumps({"kind": kind, **fields}) + "\n")
-    sys.stdout.flush()
+def _emit(out, kind: str, **fields) -> None:
+    out.write(json.dumps({"kind": kind, **fields}) + "\n")
+    out.flush()
 
 
-def worker(db_path: str, seed: int, operations: int) -> None:
-    """Perform random transitions on rows this worker created, announcing each and acknowledging each commit."""
-    rng, db = random.Random(seed), connect(db_path)
+# ---- workers: each runs until its deadline (None: until it is killed) -------------------------------------
+
+def transitions_worker(db, rng: random.Random, out, until: float | None) -> None:
+    """Random transitions on rows this worker created, announcing each and acknowledging each commit."""
     active, candidates = [], []
-    for _ in range(operations):
+    while until is None or time.time() < until:
         op = rng.choice(OPERATIONS)
         if op in ("promote", "reject") and not candidates or op in ("edit", "purge") and not active:
             op = "store"
         if op in ("store", "candidate"):
             content = f"fault harness memory {_token(rng)}"
-            _emit("begin", op=op, content=content)
+            _emit(out, "begin", op=op, content=content)
             if op == "store":
                 memory_id = lifecycle.store(db, IDENTITY, "user", content, human("harness")).id
                 active.append(memory_id)
@@ -75,13 +100,13 @@ def worker(db_path: str, seed: int, operations: int) -> None:
                 memory_id = lifecycle.extract(db, IDENTITY.shared_scope, "user", content, system("harness"),
                                               origin="digest").id
                 candidates.append(memory_id)
-            _emit("ack", op=op, id=memory_id, content=content,
+            _emit(out, "ack", op=op, id=memory_id, content=content,
                   lifecycle="active" if op == "store" else "candidate")
             continue
         pool = candidates if op in ("promote", "reject") else active
         memory_id = pool.pop(rng.randrange(len(pool)))
         content = f"fault harness edited {_token(rng)}" if op == "edit" else None
-        _emit("begin", op=op, id=memory_id, content=content)
+        _emit(out, "begin", op=op, id=memory_id, content=content)
         if op == "edit":
             lifecycle.edit(db, memory_id, human("harness"), content)
             active.append(memory_id)
@@ -90,47 +115,140 @@ def worker(db_path: str, seed: int, operations: int) -> None:
             if op == "promote":
                 active.append(memory_id)
         row = get_memory(db, memory_id)
-        _emit("ack", op=op, id=memory_id, content=row["content"], lifecycle=row["lifecycle"])
+        _emit(out, "ack", op=op, id=memory_id, content=row["content"], lifecycle=row["lifecycle"])
 
 
-def _spawn(db_path, seed: int, operations: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "scope_recall_engine.faults", "worker", str(db_path), str(seed),
-                             str(operations)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def digest_worker(db, rng: random.Random, out, until: float | None) -> None:
+    """Journal a few turns, then digest them with the rules extractor under a lease named in the log."""
+    while until is None or time.time() < until:
+        session = f"s{rng.randrange(4)}"
+        for _ in range(rng.randint(5, 40)):
+            text = rng.choice(FACTS).format(t=_token(rng).capitalize())
+            _emit(out, "begin", op="journal", content=text)
+            entry = journal.append(db, IDENTITY, session, "user", text)
+            _emit(out, "ack", op="journal", entry=entry.id, content=text)
+        holder = digest.holder_id()
+        _emit(out, "begin", op="digest", holder=holder)
+        entries = digest.run(db, digest.RulesExtractor(), holder=holder).entries
+        _emit(out, "ack", op="digest", holder=holder, entries=entries)
 
 
-def _collect(process: subprocess.Popen, lines: list) -> threading.Thread:
-    def read():
-        for line in process.stdout:
-            try:
-                lines.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass  # a line cut by SIGKILL: never acknowledged
+def drain_worker(db, rng: random.Random, out, until: float | None) -> None:
+    """Store and change a few memories, then drain the vector outbox (hash embedder), again and again."""
+    from . import vectors
 
-    thread = threading.Thread(target=read, daemon=True)
-    thread.start()
-    return thread
+    mine = []
+    while until is None or time.time() < until:
+        for _ in range(rng.randint(3, 30)):
+            content = f"vector harness memory {_token(rng)}"
+            _emit(out, "begin", op="store", content=content)
+            mine.append(lifecycle.store(db, IDENTITY, "memory", content, human("harness")).id)
+            _emit(out, "ack", op="store", id=mine[-1], content=content, lifecycle="active")
+        if len(mine) > 5 and rng.random() < 0.5:
+            memory_id = mine.pop(rng.randrange(len(mine)))
+            op = rng.choice(("archive", "purge"))
+            _emit(out, "begin", op=op, id=memory_id)
+            row = getattr(lifecycle, op)(db, memory_id, human("harness"))
+            _emit(out, "ack", op=op, id=memory_id, content=row["content"], lifecycle=row["lifecycle"])
+        _emit(out, "begin", op="drain")
+        result = vectors.drain(db)
+        _emit(out, "ack", op="drain", upserted=result.upserted)
 
 
-def crash_run(db_path, kills: int = 100, seed: int = 0, max_delay: float = 0.6) -> Report:
-    """Start a worker, SIGKILL it after a random delay, repeat; then verify every acknowledged write."""
+WORKERS = {"transitions": transitions_worker, "digest": digest_worker, "drain": drain_worker}
+
+
+# ---- crash runs ---------------------------------------------------------------------------------------------
+
+def prepare(db_path, kind: str) -> None:
+    """Create and migrate the store before the first kill; the drain harness uses the fast hash embedder."""
+    connect(db_path).close()
+    if kind == "drain":
+        config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
+
+
+def crash_run(db_path, kills: int = 100, seed: int = 0, kind: str = "transitions",
+              max_delay: float | None = None) -> Report:
+    """SIGKILL ``kills`` forked workers of one kind at seeded random moments; verify everything afterwards.
+
+    Runs the kill loop in a fresh interpreter, so forking never copies the caller's threads or connections."""
+    command = [sys.executable, "-m", "scope_recall_engine.faults", "crash", str(db_path), kind, str(kills),
+               str(seed), str(max_delay if max_delay is not None else MAX_DELAY[kind])]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        return Report(errors=[f"kill loop exited {done.returncode}: {done.stderr.strip()[-500:]}"])
+    return Report(**{k: v for k, v in json.loads(done.stdout.splitlines()[-1]).items() if k != "ok"})
+
+
+def kill_loop(db_path, kind: str, kills: int, seed: int, max_delay: float) -> Report:
     rng, report, expected, uncertain = random.Random(seed), Report(), {}, {}
-    connect(db_path).close()  # migrations happen before the first kill
+    prepare(db_path, kind)
+    if kind == "drain":
+        import lancedb  # noqa: F401  (once here, not 1.3 s in every child)
+        warnings.filterwarnings("ignore", "lancedb fork support", RuntimeWarning)
+    logs = Path(tempfile.mkdtemp(prefix="scope-recall-kills-"))
+    kinds, acks = Counter(), Counter()
     for run in range(kills):
-        lines: list = []
-        process = _spawn(db_path, seed * 100_000 + run, operations=10_000)
-        reader = _collect(process, lines)
-        time.sleep(rng.uniform(0.25, 0.25 + max_delay))  # past interpreter start, into the writes
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        reader.join(timeout=5)
+        log = logs / f"{run}.jsonl"
+        pid = os.fork()
+        if pid == 0:
+            _child(db_path, kind, seed * 100_000 + run, log)
+        time.sleep(rng.uniform(0.002, max_delay))
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
         report.runs += 1
-        if process.returncode == -signal.SIGKILL:
+        lines = _read(log)
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
             report.kills += 1
         else:
-            report.errors.append(f"worker exited {process.returncode}: {process.stderr.read()[-300:]}")
+            report.errors.append(f"worker ended by itself: {[l for l in lines if l['kind'] == 'error'][-1:]}")
+        kinds[_in_flight(lines)] += 1
+        acks.update(line["op"] for line in lines if line["kind"] == "ack")
+        if kind == "digest" and _in_flight(lines) == "digest":
+            _lapse(db_path, lines[-1]["holder"])
         _absorb(lines, expected, uncertain, report)
-    _verify(connect(db_path), expected, uncertain, report)
+    report.kills_by_op, report.acknowledged_by_op = dict(kinds), dict(acks)
+    _verify(connect(db_path), expected, uncertain, report, kind)
     return report
+
+
+def _lapse(db_path, holder: str) -> None:
+    """A killed digest's lease would hold off every other digest until it expires (LEASE_SECONDS): the harness
+    stands in for the clock and lets it lapse now, through the engine's own release."""
+    db = connect(db_path)
+    try:
+        digest.release_lease(db, holder)
+    finally:
+        db.close()
+
+
+def _child(db_path, kind: str, seed: int, log: Path) -> None:
+    """The forked victim: never returns, whatever happens."""
+    code = 0
+    try:
+        with open(log, "w", encoding="utf-8") as out:
+            try:
+                WORKERS[kind](connect(db_path), random.Random(seed), out, None)
+            except BaseException as error:  # reported to the harness as an error line
+                _emit(out, "error", error=f"{type(error).__name__}: {error}"[:300])
+                code = 1
+    finally:
+        os._exit(code)
+
+
+def _read(log: Path) -> list[dict]:
+    lines = []
+    for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
+        try:
+            lines.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass  # a line cut by SIGKILL: never acknowledged
+    return lines
+
+
+def _in_flight(lines: list[dict]) -> str:
+    """The operation a victim was in when it died, or ``between`` (starting up, or between operations)."""
+    return lines[-1]["op"] if lines and lines[-1]["kind"] == "begin" else "between"
 
 
 def _absorb(lines: list, expected: dict, uncertain: dict, report: Report) -> None:
@@ -138,18 +256,29 @@ def _absorb(lines: list, expected: dict, uncertain: dict, report: Report) -> Non
     for line in lines:
         if line["kind"] == "begin":
             pending = line
-        else:
+        elif line["kind"] == "ack":
             pending = None
             report.acknowledged += 1
-            expected[line["id"]] = (line["lifecycle"], line["content"])
-            uncertain.pop(line["id"], None)
-    if pending is not None and "id" in pending:
+            if "id" in line:
+                expected[line["id"]] = (line["lifecycle"], line["content"])
+                uncertain.pop(line["id"], None)
+            elif "entry" in line:
+                expected.setdefault("journal", {})[line["entry"]] = line["content"]
+            elif "turn" in line:
+                expected.setdefault("turns", []).append(line["turn"])
+        elif line["kind"] == "companion":
+            report.companion_failures.append(line["error"])
+        else:
+            report.errors.append(line.get("error"))
+    if pending is not None:
         report.in_flight += 1
-        uncertain[pending["id"]] = pending["op"]
+        if "id" in pending:
+            uncertain[pending["id"]] = pending["op"]
 
 
-def _verify(db, expected: dict, uncertain: dict, report: Report) -> None:
-    view = View(IDENTITY.accessible())
+def _verify(db, expected: dict, uncertain: dict, report: Report, kind: str = "transitions") -> None:
+    """Acknowledged writes present (and active ones searchable); then each kind's own invariants; doctor."""
+    entries, turns = expected.pop("journal", {}), expected.pop("turns", [])
     for memory_id, (state, content) in expected.items():
         row = db["memories"].get(memory_id) if db["memories"].count_where("id = ?", [memory_id]) else None
         if row is None:
@@ -161,13 +290,66 @@ def _verify(db, expected: dict, uncertain: dict, report: Report) -> None:
             continue
         if state == "active":
             token = content.rsplit(" ", 1)[-1]
-            if memory_id not in [hit.id for hit in retrieval.lexical(db, view, token, limit=5)]:
+            if memory_id not in [hit.id for hit in retrieval.lexical(db, View((row["scope_id"],)), token, 5)]:
                 report.unsearchable.append(memory_id)
+    for entry_id, text in entries.items():
+        if db["journal_entries"].count_where("id = ? and content = ?", [entry_id, text]) != 1:
+            report.lost.append(f"journal entry {entry_id}")
+    report.lost += [f"turn {text!r}" for text in turns if not db["journal_entries"].count_where("content = ?", [text])]
+    if kind == "digest":
+        report.invariant_violations += digest_invariants(db)
+    if kind == "drain":
+        report.invariant_violations += drain_invariants(db)
     report.doctor_problems = [c.as_dict() for c in doctor.run(db) if not c.ok]
 
 
+def _linked_or_not(db) -> list[str]:
+    """A batch commits its candidates, links and processed marks together: never one without the other."""
+    problems = []
+    for entry in db["journal_entries"].rows:
+        links = db.execute("select count(*) from memory_sources s join memories m on m.id = s.memory_id "
+                           "where s.journal_entry_id = ?", [entry["id"]]).fetchone()[0]
+        facts = digest.RulesExtractor.facts_in(entry["content"], entry["id"]) if entry["role"] == "user" else []
+        if entry["processed_at"] is None and links:
+            problems.append(f"unprocessed journal entry {entry['id']} already has {links} source links")
+        if entry["processed_at"] is not None and facts and not links:
+            problems.append(f"processed journal entry {entry['id']} has facts but no candidate cites it")
+    return problems
+
+
+def _memory_counts(db) -> tuple:
+    return (db["memories"].count, db["memory_sources"].count, db["audit_events"].count)
+
+
+def digest_invariants(db) -> list[str]:
+    """No half-applied batch; a re-run completes; a second re-run adds nothing; no value twice in a scope."""
+    problems = _linked_or_not(db)
+    finished = digest.run(db, digest.RulesExtractor())
+    if finished.backlog:
+        problems.append(f"a re-run left {finished.backlog} entries unprocessed")
+    before = _memory_counts(db)
+    again = digest.run(db, digest.RulesExtractor())
+    if again.entries or _memory_counts(db) != before:
+        problems.append(f"a second re-run changed the store: {before} -> {_memory_counts(db)}")
+    duplicates = db.execute("select scope_id, content_hash, count(*) from memories where lifecycle in "
+                            "('candidate', 'active') group by 1, 2 having count(*) > 1").fetchall()
+    problems += [f"{n} live copies of one value in {scope}" for scope, _, n in duplicates]
+    return problems + _linked_or_not(db)
+
+
+def drain_invariants(db) -> list[str]:
+    """After any number of killed drains, one ordinary drain brings the companion in line with truth."""
+    from . import vectors
+
+    vectors.drain(db)
+    found = vectors.check(db)
+    return [] if found.ok and not found.pending else [f"vector companion after a drain: {found.as_dict()}"]
+
+
+# ---- the external check's pattern: scope-recall store CLI processes, some SIGKILLed ----------------------
+
 def store_kill_run(db_path, processes: int = 40, seed: int = 0) -> Report:
-    """The external check's pattern: many `scope-recall store` CLI processes, some SIGKILLed at random moments."""
+    """Many `scope-recall store` CLI processes at once, half of them SIGKILLed at random moments."""
     rng, report, expected = random.Random(seed), Report(), {}
     connect(db_path).close()
     command = [os.path.join(os.path.dirname(sys.executable), "scope-recall"), "--db", str(db_path), "store",
@@ -191,33 +373,48 @@ def store_kill_run(db_path, processes: int = 40, seed: int = 0) -> Report:
             expected[json.loads(out)["id"]] = ("active", content)
         elif process.returncode > 0:
             report.errors.append(err.strip()[-300:])
+    report.kills_by_op = {"cli store": report.kills}
     _verify(connect(db_path), expected, {}, report)
     return report
 
 
-def concurrency_run(db_path, writers: int = 3, seconds: float = 5.0, seed: int = 0) -> Report:
-    """Writers as separate processes for a bounded time: no lock error may surface, no write may be lost."""
-    report, expected = Report(), {}
-    connect(db_path).close()
-    processes = [_spawn(db_path, seed * 100 + n, operations=1_000_000) for n in range(writers)]
-    outputs = [[] for _ in processes]
-    readers = [_collect(p, out) for p, out in zip(processes, outputs)]
-    time.sleep(seconds)
-    for process in processes:
-        process.send_signal(signal.SIGTERM)
-    uncertain = {}
-    for process, reader, lines in zip(processes, readers, outputs):
-        process.wait()
-        reader.join(timeout=5)
-        stderr = process.stderr.read()
-        if "Traceback" in stderr:
-            report.errors.append(stderr.strip().splitlines()[-1])
+# ---- concurrency: each role its own process, one store, a bounded time ------------------------------------
+
+def concurrency_run(db_path, writers: int = 3, seconds: float = 5.0, seed: int = 0,
+                    roles: tuple[str, ...] = ()) -> Report:
+    """``writers`` generic writers plus the given roles, as separate processes writing one store at once for
+    ``seconds``: no error (lock or other) may surface, no acknowledged write may be lost, counts must match."""
+    from . import fault_roles
+
+    report, expected, uncertain = Report(), {}, {}
+    prepare(db_path, "drain")  # the Hermes role drains after its tool writes: keep that cheap
+    every = ["writer"] * writers + list(roles)
+    fault_roles.prepare(db_path, every)
+    start = time.time() + max(fault_roles.STARTUP_SECONDS[role] for role in every)
+    logs = Path(tempfile.mkdtemp(prefix="scope-recall-concurrency-"))
+    processes = [(role, logs / f"{n}-{role}.jsonl", subprocess.Popen(
+        [sys.executable, "-m", "scope_recall_engine.faults", "role", str(db_path), role, str(seed * 100 + n),
+         str(logs / f"{n}-{role}.jsonl"), str(start), str(start + seconds)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) for n, role in enumerate(every)]
+    by_role: dict = {}
+    for role, log, process in processes:
+        _, stderr = process.communicate(timeout=seconds + 120)
         report.runs += 1
+        if process.returncode != 0 or "locked" in stderr:
+            report.errors.append(f"{role} exited {process.returncode}: {stderr.strip()[-400:]}")
+        lines = _read(log)
+        by_role.setdefault(role, Counter()).update(line["op"] for line in lines if line["kind"] == "ack")
         _absorb(lines, expected, uncertain, report)
-    report.writes_per_second = round(report.acknowledged / seconds, 1)
-    _verify(connect(db_path), expected, uncertain, report)
+    report.acknowledged_by_op = {role: dict(counts) for role, counts in by_role.items()}
+    writes = sum(by_role.get("writer", Counter()).values())
+    report.writes_per_second = round(writes / seconds, 1)
+    db = connect(db_path)
+    _verify(db, expected, uncertain, report)
+    report.invariant_violations += fault_roles.invariants(db, by_role, report)
     return report
 
+
+# ---- the promote/reject race --------------------------------------------------------------------------------
 
 def decision_race(db_path, rounds: int = 20) -> dict:
     """Promote and reject the same candidate from two processes at once: exactly one decision must win."""
@@ -245,9 +442,13 @@ def _decide(db_path: str, action: str, memory_id: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    if argv[:1] == ["worker"]:
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        worker(argv[1], int(argv[2]), int(argv[3]))
+    if argv[:1] == ["crash"]:
+        report = kill_loop(argv[1], argv[2], int(argv[3]), int(argv[4]), float(argv[5]))
+        print(json.dumps(report.as_dict()))
+    elif argv[:1] == ["role"]:
+        from . import fault_roles
+
+        fault_roles.run_role(argv[1], argv[2], int(argv[3]), Path(argv[4]), float(argv[5]), float(argv[6]))
     elif argv[:1] == ["decide"]:
         _decide(argv[1], argv[2], int(argv[3]))
 

@@ -1,15 +1,23 @@
-"""Crash consistency and concurrency: real processes, real SIGKILLs, seeded and reproducible."""
+"""Crash consistency and concurrency: real processes, real SIGKILLs, seeded, every acknowledged write checked."""
 
-from scope_recall_engine import faults, lifecycle
+import pytest
+
+from scope_recall_engine import config, digest, embedders, faults, journal, lifecycle, vectors
 from scope_recall_engine.principals import human
 from scope_recall_engine.store import connect
 
+KILLS = {"transitions": 150, "digest": 80, "drain": 60}  # 290 forked victims, plus the CLI ones below
 
-def test_sigkilled_writers_lose_nothing_acknowledged(tmp_path):
-    report = faults.crash_run(tmp_path / "crash.sqlite3", kills=100, seed=7, max_delay=0.3)
-    assert report.kills == 100
-    assert report.acknowledged > 1000  # the kills landed among real writes, not before them
+
+@pytest.mark.parametrize("kind", faults.CRASH_KINDS)
+def test_sigkilled_workers_lose_nothing_acknowledged(tmp_path, kind):
+    report = faults.crash_run(tmp_path / "memory.sqlite3", kills=KILLS[kind], seed=7, kind=kind)
     assert report.ok, report.as_dict()
+    assert report.kills == KILLS[kind]
+    busy = {"transitions": ("store", "edit", "purge"), "digest": ("digest",), "drain": ("drain",)}[kind]
+    for op in busy:  # the kills landed inside the operations, not only before or between them
+        assert report.kills_by_op.get(op, 0) >= 3, report.kills_by_op
+    assert report.acknowledged > 5 * KILLS[kind] // 3
 
 
 def test_sigkilled_cli_store_processes_lose_nothing_acknowledged(tmp_path):
@@ -18,10 +26,22 @@ def test_sigkilled_cli_store_processes_lose_nothing_acknowledged(tmp_path):
     assert report.ok, report.as_dict()
 
 
-def test_three_concurrent_writers_see_no_lock_errors_and_lose_nothing(tmp_path):
-    report = faults.concurrency_run(tmp_path / "concurrent.sqlite3", writers=3, seconds=3)
+def test_four_concurrent_writers_see_no_lock_errors_and_lose_nothing(tmp_path):
+    report = faults.concurrency_run(tmp_path / "memory.sqlite3", writers=4, seconds=3)
     assert report.acknowledged > 300 and not report.errors
     assert report.ok, report.as_dict()
+
+
+def test_console_hermes_digest_and_a_writer_write_one_store_at_once(tmp_path):
+    report = faults.concurrency_run(tmp_path / "memory.sqlite3", writers=1, seconds=4,
+                                    roles=("console", "hermes", "digest"))
+    by_role = report.acknowledged_by_op
+    assert by_role["console"]["console promote"] > 5 and by_role["hermes"]["tool store"] > 5, by_role
+    assert by_role["hermes"]["turn"] > 20 and by_role["digest"]["digest"] > 5, by_role
+    assert not report.errors, report.errors  # no "database is locked" (or anything else) reached any role
+    # Truth is whole. The vector companion may not be: purges in one process (vectors.forget) and the
+    # provider's drain in another race on the LanceDB table; reported to the lead, see faults.Report.
+    assert report.truth_ok, report.as_dict()
 
 
 def test_concurrent_promote_and_reject_end_in_exactly_one_decision(tmp_path):
@@ -45,3 +65,29 @@ def test_the_verifier_detects_a_lost_write(tmp_path):
     faults._verify(db, {kept: ("active", "control memory tokkept"), gone: ("active", "control memory tokgone")},
                    {}, report)
     assert report.lost == [gone] and not report.ok
+
+
+def test_the_digest_check_detects_a_half_applied_batch(tmp_path):
+    """Positive control: an entry marked processed whose candidate never got written is flagged; a whole
+    batch is not."""
+    db = connect(tmp_path / "half.sqlite3")
+    whole = journal.append(db, faults.IDENTITY, "s", "user", "My name is Tokwhole.").id
+    digest.run(db, digest.RulesExtractor())
+    assert faults._linked_or_not(db) == []
+    half = journal.append(db, faults.IDENTITY, "s", "user", "I live in Tokhalfway.").id
+    journal.mark_processed(db, [half], None)
+    db.conn.commit()
+    assert faults._linked_or_not(db) == [f"processed journal entry {half} has facts but no candidate cites it"]
+    assert whole != half
+
+
+def test_the_drain_check_detects_a_companion_out_of_step(tmp_path):
+    """Positive control: a row missing from the vector companion (and not queued) is reported after a drain."""
+    path = tmp_path / "companion.sqlite3"
+    config.save(path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
+    db = connect(path)
+    a = lifecycle.store(db, faults.IDENTITY, "memory", "companion fact one", human("t")).id
+    lifecycle.store(db, faults.IDENTITY, "memory", "companion fact two", human("t"))
+    assert faults.drain_invariants(db) == []
+    vectors._table(db).delete(f"id = {a}")
+    assert faults.drain_invariants(db) and "missing" in faults.drain_invariants(db)[0]
