@@ -2,6 +2,7 @@
 
 import click
 
+from .bench_faults import faults_bench
 from .bench_prefetch import prefetch_command
 from .bench_write import write_bench
 
@@ -13,3 +14,4 @@ def bench():
 
 bench.add_command(write_bench)
 bench.add_command(prefetch_command)
+bench.add_command(faults_bench)

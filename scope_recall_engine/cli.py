@@ -247,5 +247,7 @@ from .hermes import hermes_group  # noqa: E402  (scope-recall hermes install|ver
 cli.add_command(hermes_group)
 
 from . import bench, evals, vectors  # noqa: E402  (index drain|check|rebuild, eval locomo|negative, bench recall)
-for _group in (vectors.index_group(), evals.eval_group(), bench.bench_group()):
+for _group in (vectors.index_group(), evals.eval_group()):
     cli.add_command(_group)
+for _command in bench.bench_group().commands.values():  # join the one bench group rather than replace it
+    cli.commands["bench"].add_command(_command)
