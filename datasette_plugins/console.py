@@ -66,6 +66,34 @@ def forbidden(datasette, request):
 
 
 @hookimpl
+def asgi_wrapper(datasette):
+    """The login cookie is for the server only: HttpOnly (datasette-auth-passwords sets only SameSite=Lax), and
+    Secure when the request came over TLS, so script injected into a page could not read the session."""
+
+    def wrap(app):
+        async def with_cookie_flags(scope, receive, send):
+            async def flagged(message):
+                if message["type"] == "http.response.start":
+                    message = {**message, "headers": [_harden(name, value, scope.get("scheme") == "https")
+                                                      for name, value in message.get("headers", [])]}
+                await send(message)
+
+            await app(scope, receive, flagged if scope["type"] == "http" else send)
+
+        return with_cookie_flags
+
+    return wrap
+
+
+def _harden(name: bytes, value: bytes, tls: bool) -> tuple[bytes, bytes]:
+    if name.lower() != b"set-cookie" or not value.startswith(b"ds_actor="):
+        return name, value
+    flags = value.lower()
+    value += b"" if b"httponly" in flags else b"; HttpOnly"
+    return name, value + (b"; Secure" if tls and b"secure" not in flags else b"")
+
+
+@hookimpl
 def menu_links(datasette, actor):
     async def inner():
         if await datasette.permission_allowed(actor, VIEW, default=False):
@@ -172,8 +200,11 @@ def row_path(datasette, memory_id: int) -> str:
 
 
 def local_path(candidate: str | None, fallback: str) -> str:
-    """Redirect only within this site."""
-    return candidate if candidate and candidate.startswith("/") and not candidate.startswith("//") else fallback
+    """Redirect only within this site: a path, never a host, nor what a browser reads as one (``//host``,
+    ``/\\host``, or ``/<tab>/host``: browsers turn backslashes into slashes and drop tabs and newlines)."""
+    if not candidate or not candidate.startswith("/") or candidate.startswith("//"):
+        return fallback
+    return fallback if any(ch == "\\" or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in candidate) else candidate
 
 
 async def memory_action(request, datasette):
