@@ -1,5 +1,7 @@
 """Crash consistency and concurrency: real processes, real SIGKILLs, seeded, every acknowledged write checked."""
 
+import json
+
 import pytest
 
 from scope_recall_engine import config, digest, embedders, faults, journal, lifecycle, vectors
@@ -91,3 +93,19 @@ def test_the_drain_check_detects_a_companion_out_of_step(tmp_path):
     assert faults.drain_invariants(db) == []
     vectors._table(db).delete(f"id = {a}")
     assert faults.drain_invariants(db) and "missing" in faults.drain_invariants(db)[0]
+
+
+@pytest.mark.slow
+def test_bench_faults_prints_every_figure():
+    from click.testing import CliRunner
+
+    from scope_recall_engine.cli import cli
+
+    result = CliRunner().invoke(cli, ["bench", "faults", "--kills", "20", "--seconds", "2", "--writers", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["kills_survived"] and figures["kills_total"] >= 20
+    assert set(figures["kills"]) == {"transitions", "digest", "drain", "cli store"}
+    assert figures["concurrent"]["ok"] and figures["concurrent"]["writers"] == 4
+    assert figures["decision_race"]["violations"] == 0
+    assert figures["hostile_inputs"] >= 30 and figures["property_examples"]["examples_total"] >= 300
