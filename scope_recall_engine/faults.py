@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -208,6 +209,7 @@ def kill_loop(db_path, kind: str, kills: int, seed: int, max_delay: float) -> Re
             _lapse(db_path, lines[-1]["holder"])
         _absorb(lines, expected, uncertain, report)
     report.kills_by_op, report.acknowledged_by_op = dict(kinds), dict(acks)
+    shutil.rmtree(logs, ignore_errors=True)
     _verify(connect(db_path), expected, uncertain, report, kind)
     return report
 
@@ -405,6 +407,7 @@ def concurrency_run(db_path, writers: int = 3, seconds: float = 5.0, seed: int =
         lines = _read(log)
         by_role.setdefault(role, Counter()).update(line["op"] for line in lines if line["kind"] == "ack")
         _absorb(lines, expected, uncertain, report)
+    shutil.rmtree(logs, ignore_errors=True)
     report.acknowledged_by_op = {role: dict(counts) for role, counts in by_role.items()}
     writes = sum(by_role.get("writer", Counter()).values())
     report.writes_per_second = round(writes / seconds, 1)
