@@ -6,7 +6,7 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from typing import Callable
 
-from .migrations import MIGRATIONS, schema_version
+from .migrations import CONTEXT_DOCUMENT, FTS_TABLES, MIGRATIONS, rebuild_context_index, schema_version
 
 
 @dataclass
@@ -47,7 +47,7 @@ def schema(db) -> Check:
 def full_text_index(db) -> Check:
     """Each FTS index is internally sound and holds exactly one document per memory row."""
     problems = []
-    for table in ("memories_fts", "memories_trigram"):
+    for table in FTS_TABLES:
         try:
             db.execute(f"insert into {table}({table}) values ('integrity-check')")
         except sqlite3.DatabaseError as error:
@@ -59,6 +59,10 @@ def full_text_index(db) -> Check:
         missing, extra = drift[0][0], drift[1][0]
         if missing or extra:
             problems.append(f"{table}: {missing} rows missing, {extra} extra")
+    stale = db.execute(f"""select count(*) from memories d join memories_context c on c.rowid = d.id
+                           where c.content is not {CONTEXT_DOCUMENT.format(row='d')}""").fetchone()[0]
+    if stale:
+        problems.append(f"memories_context: {stale} documents out of date")
     return Check("full_text_index", not problems, "; ".join(problems) or "FTS indexes match the memories table",
                  "scope-recall doctor --repair" if problems else None)
 
@@ -127,4 +131,5 @@ def repair(db) -> list[str]:
     with write(db):
         for table in ("memories_fts", "memories_trigram"):
             db.execute(f"insert into {table}({table}) values ('rebuild')")
-    return ["memories_fts", "memories_trigram"]
+        rebuild_context_index(db)
+    return list(FTS_TABLES)

@@ -7,6 +7,7 @@ its tombstone and its vector-outbox intent commit together or not at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from . import content as text
 from .errors import IllegalTransition, NotPermitted, Tombstoned
@@ -18,6 +19,7 @@ from .store import audit, enqueue_vector_sync, get_memory, now, record_version, 
 STATES = ("candidate", "active", "archived", "rejected", "superseded", "purged")
 ALLOW, OWN_SCOPE, DENY = "allow", "own scope", "deny"
 NEW = None  # the from-state of a memory that does not exist yet
+CONTEXT_WINDOW = timedelta(minutes=30)  # memories stored this close together are one conversation's context
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ def _insert(db, *, scope_id: str, target: str, content: str, principal: Principa
         "content_hash": text.content_hash(content), "lifecycle": lifecycle, "review_state": review_state,
         "origin": origin, "created_by": str(principal), "valid_from": valid_from, "valid_to": None,
         "created_at": at, "updated_at": at, "version": 1, "generation": 1, "corroborations": 0,
-        "supersedes": supersedes,
+        "supersedes": supersedes, "context_id": _context_of(db, scope_id, at),
     }
     memory_id = db["memories"].insert(row).last_pk
     memory = {**row, "id": memory_id}
@@ -112,6 +114,14 @@ def _insert(db, *, scope_id: str, target: str, content: str, principal: Principa
           to_state=lifecycle, reason=reason)
     enqueue_vector_sync(db, memory_id, 1)
     return memory
+
+
+def _context_of(db, scope_id: str, at: str) -> int | None:
+    """The memory stored just before, in the same scope and the same sitting: indexed beside this one."""
+    since = (datetime.fromisoformat(at) - CONTEXT_WINDOW).isoformat(timespec="microseconds")
+    row = db.execute("select id from memories where scope_id = ? and lifecycle != 'purged' and created_at >= ? "
+                     "order by id desc limit 1", [scope_id, since]).fetchone()
+    return row[0] if row else None
 
 
 def _existing(db, scope_id: str, content_hash: str) -> dict | None:

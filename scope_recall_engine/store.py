@@ -12,7 +12,7 @@ from typing import Iterator
 import sqlite_utils
 
 from .errors import InvalidInput, NotFound
-from .migrations import migrate
+from .migrations import FTS_TABLES, migrate
 from .principals import Principal
 
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -123,7 +123,7 @@ def update_memory(db, memory: dict, **changes) -> dict:
 def scrub(db: sqlite_utils.Database) -> None:
     """Make erased bytes unrecoverable: merge FTS segments (dropping deleted terms), then truncate the WAL."""
     with write(db):
-        for table in ("memories_fts", "memories_trigram"):
+        for table in FTS_TABLES:
             db.execute(f"insert into {table}({table}) values ('optimize')")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 

@@ -353,25 +353,69 @@ def mark_for_repair(db, memory_id: int, reason: str) -> None:
 
 
 @dataclass
-class VectorHit:
-    id: int
-    content_hash: str
-    scope_id: str
-    similarity: float
+class ScopeVectors:
+    """One scope's embedded rows, held in memory: a query is one matrix product, not an index round trip."""
+
+    ids: "np.ndarray"
+    hashes: list[str]
+    lifecycles: list[str]
+    matrix: "np.ndarray"  # unit vectors, one row per id
+    context: "np.ndarray"  # position of each row's context row, or -1
+    context_norm: "np.ndarray"  # |v + v_context|, so cos(q, mean of both) needs no extra product
 
 
-def nearest(directory: Path, scopes: tuple[str, ...], vector: list[float], limit: int) -> list[VectorHit]:
-    """Cosine nearest rows, prefiltered to the given scopes and active rows (truth re-checks every hit).
+_SCOPES: dict[tuple[str, str], tuple[int, ScopeVectors]] = {}
 
-    Takes the index directory, not the store, so it can run on a worker thread without touching SQLite.
-    """
+
+def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
+    """The scope's rows from the companion, reloaded whenever the companion's version moves (any process may
+    have drained). Safe on a worker thread: truth is read through its own read-only connection."""
+    import numpy as np
+
     connection = connect_dir(directory)
     if not (directory / "index.json").exists() or not _has_table(connection):
         raise FileNotFoundError(f"no vector index at {directory}: run `scope-recall index drain`")
-    rows = (connection.open_table(TABLE).search(vector).metric("cosine")
-            .where(f"{_in('scope_id', scopes)} AND lifecycle = 'active'", prefilter=True)
-            .select(["id", "content_hash", "scope_id", "_distance"]).limit(limit).to_list())
-    return [VectorHit(row["id"], row["content_hash"], row["scope_id"], 1.0 - row["_distance"]) for row in rows]
+    table = _open_table(directory)
+    key, current = (str(directory), scope_id), table.version
+    cached = _SCOPES.get(key)
+    if cached and cached[0] == current:
+        return cached[1]
+    data = (table.search().where(f"{_in('scope_id', [scope_id])} AND {_in('lifecycle', ['active', 'superseded'])}")
+            .select(["id", "content_hash", "lifecycle", "vector"]).limit(None).to_arrow())
+    ids = data["id"].to_numpy()
+    width = data.schema.field("vector").type.list_size
+    matrix = data["vector"].combine_chunks().values.to_numpy().reshape(len(ids), width)
+    matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    position = {int(i): n for n, i in enumerate(ids)}
+    context = np.array([position.get(c, -1) for c in _contexts(store, scope_id, ids)], dtype=np.int64)
+    paired = np.where(context[:, None] >= 0, matrix + matrix[np.maximum(context, 0)], 2 * matrix)
+    vectors = ScopeVectors(ids, data["content_hash"].to_pylist(), data["lifecycle"].to_pylist(), matrix,
+                           context, np.linalg.norm(paired, axis=1))
+    with _LOCK:
+        _SCOPES[key] = (current, vectors)
+    return vectors
+
+
+def _open_table(directory: Path):
+    """One open handle per companion: its ``version`` is a cheap look at the latest manifest."""
+    key = f"table:{directory}"
+    if key not in _OPEN:
+        table = connect_dir(directory).open_table(TABLE)
+        with _LOCK:
+            _OPEN.setdefault(key, table)
+    return _OPEN[key]
+
+
+def _contexts(store: Path, scope_id: str, ids) -> list[int]:
+    """Each row's context memory (see lifecycle.CONTEXT_WINDOW), or -1."""
+    import sqlite3
+
+    connection = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5)
+    try:
+        found = dict(connection.execute("select id, context_id from memories where scope_id = ?", [scope_id]))
+    finally:
+        connection.close()
+    return [found.get(int(i)) or -1 for i in ids]
 
 
 def _progress_bar(label: str, total: int):

@@ -129,12 +129,15 @@ def test_gate_stops_trivial_queries_before_any_lane(db, alice, query):
     assert retrieval.search(db, View(alice.accessible()), "emoji note", use_vectors=False).hits  # control
 
 
-def test_broken_companion_degrades_to_lexical(db, alice):
+def test_broken_companion_degrades_to_lexical(db, alice, monkeypatch):
     ids = _fill(db, alice)
     view = View(alice.accessible())
     assert not retrieval.search(db, view, "green tea").degraded  # control: healthy
     for path in (vectors.index_dir(db) / "memories.lance" / "data").iterdir():
         path.write_bytes(b"not a lance file")
+    # a process that already holds the scope's vectors keeps using its (valid) copy; a new process must load
+    monkeypatch.setattr(vectors, "_SCOPES", {})
+    monkeypatch.setattr(vectors, "_OPEN", {})
     result = retrieval.search(db, view, "green tea")
     assert result.degraded and result.lanes["vector"] != "ok"
     assert _ids(result)[:1] == [ids["tea"]]

@@ -80,14 +80,14 @@ def test_every_mutation_is_audited_with_a_principal(db, alice, bob):
 
 
 def test_purge_erases_content_and_versions_but_keeps_a_contentless_audit(db, alice):
-    memory_id = lifecycle.store(db, alice, "user", "Alice's diary code is 7731", agent("default")).id
-    lifecycle.edit(db, memory_id, human("ops"), "Alice's diary code is 7732")
+    memory_id = lifecycle.store(db, alice, "user", "Alice's diary code is heliotrope", agent("default")).id
+    lifecycle.edit(db, memory_id, human("ops"), "Alice's diary code is marigold")
     lifecycle.purge(db, memory_id, human("ops"), reason="erasure request")
     row = get_memory(db, memory_id)
     assert row["lifecycle"] == "purged" and row["content"] == ""
     assert db["memory_versions"].count_where("memory_id = ?", [memory_id]) == 0
-    assert not any("7731" in str(event) or "7732" in str(event) for event in db["audit_events"].rows)
-    assert db.execute("select count(*) from memories_fts where memories_fts match '7732'").fetchone()[0] == 0
+    assert not any("heliotrope" in str(event) or "marigold" in str(event) for event in db["audit_events"].rows)
+    assert db.execute("select count(*) from memories_fts where memories_fts match 'marigold'").fetchone()[0] == 0
 
 
 def test_parse_time_normalizes_to_utc():
