@@ -65,11 +65,29 @@ def take_lease(db, holder: str, name: str = LEASE, seconds: int = LEASE_SECONDS)
     at = datetime.now(timezone.utc)
     with write(db):
         row = db.execute("select holder, expires_at from leases where name = ?", [name]).fetchone()
-        if row and row[0] != holder and row[1] > at.isoformat(timespec="microseconds"):
+        if row and row[0] != holder and row[1] > at.isoformat(timespec="microseconds") and _alive(row[0]):
             raise LeaseHeld(f"another digest ({row[0]}) holds the lease until {row[1]}")
+        if row and row[0] != holder:  # expired, or its process died: its unfinished run is abandoned
+            db.execute("update digest_runs set status = 'abandoned', finished_at = ? "
+                       "where holder = ? and status = 'running'", [at.isoformat(timespec="microseconds"), row[0]])
         db["leases"].upsert({"name": name, "holder": holder, "acquired_at": at.isoformat(timespec="microseconds"),
                              "expires_at": (at + timedelta(seconds=seconds)).isoformat(timespec="microseconds")},
                             pk="name")
+
+
+def _alive(holder: str) -> bool:
+    """A holder on this host whose process is gone holds nothing; one elsewhere is trusted until expiry."""
+    host, _, rest = holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def release_lease(db, holder: str, name: str = LEASE) -> None:

@@ -63,12 +63,6 @@ class Report:
         return not (self.lost or self.unsearchable or self.doctor_problems or self.invariant_violations
                     or self.companion_failures or self.errors)
 
-    @property
-    def truth_ok(self) -> bool:
-        """The SQLite truth is whole: nothing lost, invariants hold; the vector companion aside (rebuildable)."""
-        companion = [p for p in self.doctor_problems if p["name"] != "vector_companion"]
-        return not (self.lost or self.unsearchable or companion or self.invariant_violations or self.errors)
-
     def as_dict(self) -> dict:
         return {**asdict(self), "ok": self.ok}
 

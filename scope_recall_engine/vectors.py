@@ -8,6 +8,9 @@ by id + content hash + generation. Rows carry no text; a hit counts only after r
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
 import json
 import sys
 import threading
@@ -206,6 +209,30 @@ def ensure_indexes(table) -> None:
         table.optimize()
 
 
+_HELD = threading.local()
+
+
+def exclusive(function):
+    """Companion writes (drain, forget, rebuild, bulk load) take a cross-process lock on the index directory:
+    LanceDB rejects concurrent overwrites, and a purge's cleanup must not delete files another writer is using."""
+
+    @functools.wraps(function)
+    def locked(db, *args, **kwargs):
+        if getattr(_HELD, "depth", 0):
+            return function(db, *args, **kwargs)
+        directory = index_dir(db)
+        directory.mkdir(parents=True, exist_ok=True)
+        with open(directory / ".lock", "w") as handle, contextlib.ExitStack() as release:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            release.callback(fcntl.flock, handle, fcntl.LOCK_UN)
+            _HELD.depth = 1
+            release.callback(setattr, _HELD, "depth", 0)
+            return function(db, *args, **kwargs)
+
+    return locked
+
+
+@exclusive
 def scrub(db) -> None:
     """Make deleted vectors unrecoverable: compact, rewrite fragments that still hold deleted rows, drop old versions."""
     table = _table(db)
@@ -230,6 +257,7 @@ def _optimize_now(table) -> None:
     table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
 
+@exclusive
 def forget(db, memory_id: int) -> bool:
     """After a purge: delete the row and scrub old versions now rather than at the next drain.
 
@@ -245,6 +273,7 @@ def forget(db, memory_id: int) -> bool:
     return True
 
 
+@exclusive
 def drain(db, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> DrainResult:
     """Apply pending outbox intents (oldest first). Safe to run from several processes at once."""
     model = model_id(db)
@@ -268,6 +297,7 @@ def drain(db, *, limit: int | None = None, progress: Callable[[int], None] | Non
     return result
 
 
+@exclusive
 def bulk_load(db, texts: list[str]) -> int:
     """Write the companion for a freshly bulk-filled store in one pass, embedding each distinct text once
     (benchmarks: rows whose text repeats share its vector). Returns the number of rows written."""
@@ -300,6 +330,7 @@ def pending(db) -> int:
     return db.execute("select count(distinct memory_id) from vector_outbox").fetchone()[0]
 
 
+@exclusive
 def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult:
     """Throw the companion away and rebuild it from truth with the configured model."""
     model = model_id(db)

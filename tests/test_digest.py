@@ -1,4 +1,8 @@
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -230,3 +234,20 @@ def test_the_model_comes_from_the_flag_or_config_json(db_path, alice, canned):
     journal.append(db, alice, "s2", "user", "I also speak Basque")
     configured = json.loads(CliRunner().invoke(cli, base).output)
     assert (configured["model"], configured["entries"]) == ("canned", 1) and len(canned.prompts) == 2
+
+
+def test_a_lease_held_by_a_dead_process_is_taken_over_and_its_run_abandoned(db):
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = f"{socket.gethostname()}:{finished.stdout.strip()}:1:dead"
+    live = f"{socket.gethostname()}:{os.getpid()}:1:live"
+    digest.take_lease(db, live)
+    with pytest.raises(LeaseHeld):  # control: a live holder keeps its lease
+        digest.take_lease(db, "someone-else")
+    digest.release_lease(db, live)
+    digest.take_lease(db, dead)
+    run_id = db["digest_runs"].insert({"started_at": "2026-01-01", "status": "running", "holder": dead,
+                                       "extractor": "rules"}).last_pk
+    db.conn.commit()
+    digest.take_lease(db, "the-next-digest")
+    assert db["leases"].get("digest")["holder"] == "the-next-digest"
+    assert db["digest_runs"].get(run_id)["status"] == "abandoned"
