@@ -16,7 +16,7 @@ from . import journal, lifecycle
 from .content import content_hash, normalize, validate
 from .errors import InvalidInput, Tombstoned
 from .principals import system
-from .retrieval import fts_match
+from .retrieval import query_terms, scoped_match
 from .scope import LOCAL_TARGETS, shared_part
 from .visibility import View
 
@@ -108,10 +108,11 @@ def neighbours(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...] = ()) -
     search), the rows holding the same slot, and any ids another lane (vectors) found."""
     states = ", ".join(f"'{state}'" for state in KNOWN_STATES)
     columns = "m.id, m.lifecycle, m.content, m.content_hash, m.slot"
+    match = scoped_match((scope_id,), query_terms(fact.content))
     rows = db.execute(
         f"select {columns} from memories_fts f join memories m on m.id = f.rowid where memories_fts match ?"
-        f" and m.scope_id = ? and m.lifecycle in ({states}) order by bm25(memories_fts) limit ?",
-        [fts_match(fact.content) or '""', scope_id, NEIGHBOURS]).fetchall()
+        f" and m.scope_id = ? and m.lifecycle in ({states}) order by bm25(memories_fts, 1.0, 0.0) limit ?",
+        [match, scope_id, NEIGHBOURS]).fetchall() if match else []
     if fact.slot:
         rows += db.execute(f"select {columns} from memories m where m.scope_id = ? and m.slot = ?"
                            " and m.lifecycle in ('candidate', 'active') order by m.id desc limit 4",

@@ -163,11 +163,17 @@ def review_list(identity, state, as_json):
                                   for r in rows) or "nothing")
 
 
+def decision_options(command):
+    """ID, --by NAME (recorded as human:NAME), --reason and --json: what every review decision takes."""
+    for option in reversed([click.argument("memory_id", type=int),
+                            click.option("--by", required=True, help="Your name: recorded as human:NAME."),
+                            click.option("--reason"), json_option]):
+        command = option(command)
+    return command
+
+
 def _decision(action):
-    @click.argument("memory_id", type=int)
-    @click.option("--by", required=True, help="Your name: recorded as human:NAME.")
-    @click.option("--reason")
-    @json_option
+    @decision_options
     def command(memory_id, by, reason, as_json):
         row = getattr(lifecycle, action)(open_db(), memory_id, human(by), reason=reason)
         _print_row(row, as_json)
@@ -181,10 +187,7 @@ for _action in ("promote", "reject", "archive", "restore", "purge"):
 
 
 @review.command()
-@click.argument("memory_id", type=int)
-@click.option("--by", required=True)
-@click.option("--reason")
-@json_option
+@decision_options
 @click.argument("text")
 def edit(memory_id, by, reason, as_json, text):
     """Write a new version of memory ID (the prior version is kept)."""
@@ -192,10 +195,7 @@ def edit(memory_id, by, reason, as_json, text):
 
 
 @review.command()
-@click.argument("memory_id", type=int)
-@click.option("--by", required=True)
-@click.option("--reason")
-@json_option
+@decision_options
 @click.argument("text")
 def supersede(memory_id, by, reason, as_json, text):
     """Replace active memory ID with TEXT from now on; the old one's validity window is closed."""

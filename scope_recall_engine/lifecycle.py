@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from . import content as text
 from .errors import IllegalTransition, NotPermitted, Tombstoned
 from .journal import erase_sources
+from .migrations import scope_key
 from .principals import Principal
 from .scope import Identity, check_target, shared_part
 from .store import audit, enqueue_vector_sync, get_memory, now, record_version, scrub, update_memory, write
@@ -105,7 +106,7 @@ def _insert(db, *, scope_id: str, target: str, content: str, principal: Principa
         "content_hash": text.content_hash(content), "lifecycle": lifecycle, "review_state": review_state,
         "origin": origin, "created_by": str(principal), "valid_from": valid_from, "valid_to": None,
         "created_at": at, "updated_at": at, "version": 1, "generation": 1, "corroborations": 0,
-        "supersedes": supersedes, "context_id": _context_of(db, scope_id, at),
+        "supersedes": supersedes, "context_id": _context_of(db, scope_id, at), "scope_key": scope_key(scope_id),
     }
     memory_id = db["memories"].insert(row).last_pk
     memory = {**row, "id": memory_id}

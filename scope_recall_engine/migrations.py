@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Callable
 
+import hashlib
 import sqlite3
 
 import sqlite_utils
@@ -50,19 +51,20 @@ def _script(db, sql: str) -> None:
             statement = ""
 
 
-def _external_fts(db, name: str, tokenize: str) -> None:
-    """An FTS5 index over memories.content, kept in step by triggers inside every write transaction."""
+def _external_fts(db, name: str, tokenize: str, columns: tuple[str, ...] = ("content",)) -> None:
+    """An FTS5 index over memories' columns, kept in step by triggers inside every write transaction."""
+    listed, new, old = ", ".join(columns), ", ".join(f"new.{c}" for c in columns), ", ".join(f"old.{c}" for c in columns)
     _script(db, f"""
-        CREATE VIRTUAL TABLE {name} USING fts5(content, content='memories', content_rowid='id', tokenize='{tokenize}');
+        CREATE VIRTUAL TABLE {name} USING fts5({listed}, content='memories', content_rowid='id', tokenize='{tokenize}');
         CREATE TRIGGER {name}_ai AFTER INSERT ON memories BEGIN
-          INSERT INTO {name}(rowid, content) VALUES (new.id, new.content);
+          INSERT INTO {name}(rowid, {listed}) VALUES (new.id, {new});
         END;
         CREATE TRIGGER {name}_ad AFTER DELETE ON memories BEGIN
-          INSERT INTO {name}({name}, rowid, content) VALUES ('delete', old.id, old.content);
+          INSERT INTO {name}({name}, rowid, {listed}) VALUES ('delete', old.id, {old});
         END;
         CREATE TRIGGER {name}_au AFTER UPDATE OF content ON memories BEGIN
-          INSERT INTO {name}({name}, rowid, content) VALUES ('delete', old.id, old.content);
-          INSERT INTO {name}(rowid, content) VALUES (new.id, new.content);
+          INSERT INTO {name}({name}, rowid, {listed}) VALUES ('delete', old.id, {old});
+          INSERT INTO {name}(rowid, {listed}) VALUES (new.id, {new});
         END;
         """
     )
@@ -239,28 +241,44 @@ def m006_provenance_revocation_is_a_change(db):
 
 
 CONTEXT_DOCUMENT = "coalesce((SELECT p.content FROM memories p WHERE p.id = {row}.context_id), '') || char(10) || {row}.content"
+WORDS = "porter unicode61 remove_diacritics 2"
+
+
+def scope_key(scope_id: str) -> str:
+    """One FTS token per scope, so a full-text query is narrowed to the caller's scopes inside the index."""
+    return "k" + hashlib.sha256(scope_id.encode("utf-8")).hexdigest()[:24]
 
 
 @migration
-def m007_context_index(db):
+def m007_context_index_and_scope_keys(db):
     """Contextual indexing: each memory is also indexed together with the memory stored just before it in the
     same scope (``context_id``), because an answer often lives in the reply to a question. A plain FTS5 table
-    (it stores its documents), kept in step by triggers, and re-written for the rows that cite a changed one."""
+    (it stores its documents), kept in step by triggers, and re-written for the rows that cite a changed one.
+    Both word indexes carry the row's ``scope_key`` token, so a search intersects with its scopes in the index
+    instead of ranking every scope's matches and filtering afterwards."""
     db["memories"].add_column("context_id", int)
+    db["memories"].add_column("scope_key", str)
     db["memories"].create_index(["context_id"])
-    db.execute("CREATE VIRTUAL TABLE memories_context USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
+    for (scope_id,) in db.execute("select distinct scope_id from memories").fetchall():
+        db.execute("update memories set scope_key = ? where scope_id = ?", [scope_key(scope_id), scope_id])
+    _script(db, "DROP TRIGGER memories_fts_ai; DROP TRIGGER memories_fts_ad; DROP TRIGGER memories_fts_au;"
+                "DROP TABLE memories_fts;")
+    _external_fts(db, "memories_fts", WORDS, ("content", "scope_key"))
+    db.execute("insert into memories_fts(memories_fts) values ('rebuild')")
+    db.execute(f"CREATE VIRTUAL TABLE memories_context USING fts5(content, scope_key, tokenize='{WORDS}')")
     new_doc, dependents = CONTEXT_DOCUMENT.format(row="new"), CONTEXT_DOCUMENT.format(row="d")
     _script(db, f"""
         CREATE TRIGGER memories_context_ai AFTER INSERT ON memories BEGIN
-          INSERT INTO memories_context(rowid, content) VALUES (new.id, {new_doc});
+          INSERT INTO memories_context(rowid, content, scope_key) VALUES (new.id, {new_doc}, new.scope_key);
         END;
         CREATE TRIGGER memories_context_ad AFTER DELETE ON memories BEGIN
           DELETE FROM memories_context WHERE rowid = old.id;
         END;
         CREATE TRIGGER memories_context_au AFTER UPDATE OF content, context_id ON memories BEGIN
           DELETE FROM memories_context WHERE rowid = new.id OR rowid IN (SELECT id FROM memories WHERE context_id = new.id);
-          INSERT INTO memories_context(rowid, content) VALUES (new.id, {new_doc});
-          INSERT INTO memories_context(rowid, content) SELECT d.id, {dependents} FROM memories d WHERE d.context_id = new.id;
+          INSERT INTO memories_context(rowid, content, scope_key) VALUES (new.id, {new_doc}, new.scope_key);
+          INSERT INTO memories_context(rowid, content, scope_key)
+            SELECT d.id, {dependents}, d.scope_key FROM memories d WHERE d.context_id = new.id;
         END;
     """)
     db.execute("""
@@ -274,5 +292,5 @@ def m007_context_index(db):
 def rebuild_context_index(db) -> None:
     """The context index is derived data: rebuild it from memories (backfill, doctor --repair)."""
     db.execute("DELETE FROM memories_context")
-    db.execute(f"INSERT INTO memories_context(rowid, content) SELECT d.id, {CONTEXT_DOCUMENT.format(row='d')} "
-               "FROM memories d")
+    db.execute(f"INSERT INTO memories_context(rowid, content, scope_key) "
+               f"SELECT d.id, {CONTEXT_DOCUMENT.format(row='d')}, d.scope_key FROM memories d")

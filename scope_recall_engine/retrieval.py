@@ -16,6 +16,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
 
 from .content import clean_query, normalize
+from .migrations import scope_key
 from .visibility import VISIBLE, View
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -95,12 +96,8 @@ def query_terms(query: str, *, content_only: bool = False) -> list[str]:
             if not (content_only and term in STOPWORDS)]
 
 
-def fts_match(query: str, *, content_only: bool = False) -> str | None:
-    """Turn free text into an FTS5 expression of quoted terms, so user input can never be FTS syntax."""
-    return _quoted(query_terms(query, content_only=content_only))
-
-
 def _quoted(terms: list[str]) -> str | None:
+    """Each term quoted, so user input can never be FTS syntax."""
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms) or None
 
 
@@ -113,21 +110,31 @@ def lexical(db, view: View, query: str, limit: int = 10, *, content_only: bool =
 
 
 def bm25(db, view: View, terms: list[str], limit: int = CANDIDATES, table: str = "memories_fts") -> list[Hit]:
-    """BM25 over one full-text index (the words of each memory, or each memory with its context)."""
-    return _fts(db, view, table, _quoted(terms), limit)
+    """BM25 over one word index (each memory, or each memory with its context), narrowed to the view's scopes
+    inside the index by their scope_key tokens (the scope column weighs nothing in the score)."""
+    return _fts(db, view, table, scoped_match(view.scopes, terms), limit, f"bm25({table}, 1.0, 0.0)")
+
+
+def scoped_match(scopes: tuple[str, ...], terms: list[str]) -> str | None:
+    """An FTS5 expression: any of the (quoted, so inert) terms, in rows of the given scopes only."""
+    match = _quoted(terms)
+    if match is None:
+        return None
+    keys = " OR ".join(f'"{scope_key(scope)}"' for scope in scopes)
+    return f"scope_key : ({keys}) AND content : ({match})"
 
 
 def trigram(db, view: View, terms: list[str], limit: int = CANDIDATES) -> list[Hit]:
     """Substrings (``postgres`` in ``PostgreSQL``, part of an id): FTS5 trigram phrases, ranked by terms matched."""
     terms = [t for t in terms if len(t) >= 4 and not _CJK.search(t)]
-    return _fts(db, view, "memories_trigram", _quoted(terms), limit)
+    return _fts(db, view, "memories_trigram", _quoted(terms), limit, "bm25(memories_trigram)")
 
 
-def _fts(db, view: View, table: str, match: str | None, limit: int) -> list[Hit]:
+def _fts(db, view: View, table: str, match: str | None, limit: int, rank: str) -> list[Hit]:
     if match is None:
         return []
     sql = f"""
-        select {_COLUMNS.format(score=f"-bm25({table})")}
+        select {_COLUMNS.format(score=f"-{rank}")}
         from {table} join memories m on m.id = {table}.rowid
         where {table} match :match and {VISIBLE}
         order by score desc limit :limit
@@ -335,7 +342,7 @@ def _stem(word: str) -> str:
 def document_counts(db, terms: list[str]) -> dict[str, int]:
     """How many rows (any scope) hold each term in the word index, counted up to DF_CAP."""
     sql = "select count(*) from (select 1 from memories_fts where memories_fts match ? limit ?)"
-    return {term: db.execute(sql, ['"' + term.replace('"', '""') + '"', DF_CAP]).fetchone()[0] for term in terms}
+    return {term: db.execute(sql, ["content : " + _quoted([term]), DF_CAP]).fetchone()[0] for term in terms}
 
 
 def term_weights(db, counts: dict[str, int]) -> dict[str, float]:

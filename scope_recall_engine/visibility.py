@@ -11,12 +11,15 @@ from dataclasses import dataclass
 
 from .store import now
 
-VISIBLE = (  # superseded rows only for an explicit past moment (search --as-of), and only inside their window
-    "(m.lifecycle = 'active' OR (m.lifecycle = 'superseded' AND :visible_as_of = 1))"
+# Superseded rows only for an explicit past moment (search --as-of), and only inside their window. The unary
+# "+" keeps SQLite from reaching rows through the lifecycle/validity indexes (most rows are active and open-ended):
+# the scope (or the row id, when the caller names rows) is always the narrow way in.
+VISIBLE = (
+    "(+m.lifecycle = 'active' OR (+m.lifecycle = 'superseded' AND :visible_as_of = 1))"
     " AND m.scope_id IN (SELECT value FROM json_each(:visible_scopes))"
-    " AND (m.valid_from IS NULL OR m.valid_from <= :visible_at)"
-    " AND (m.valid_to IS NULL OR m.valid_to > :visible_at)"
-    " AND (:visible_trusted_only = 0 OR m.review_state = 'human_reviewed')"
+    " AND (+m.valid_from IS NULL OR +m.valid_from <= :visible_at)"
+    " AND (+m.valid_to IS NULL OR +m.valid_to > :visible_at)"
+    " AND (:visible_trusted_only = 0 OR +m.review_state = 'human_reviewed')"
 )
 
 
