@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from . import content as text
-from .errors import IllegalTransition, NotPermitted, Tombstoned
+from .errors import IllegalTransition, NotFound, NotPermitted, Tombstoned
 from .journal import erase_sources
 from .migrations import scope_key
 from .principals import Principal
@@ -63,7 +63,8 @@ def authorize(action: str, principal: Principal, memory: dict | None = None,
     if permission == DENY:
         raise NotPermitted(f"{principal} may not {action} memories: only {_who(rule)} may")
     if permission == OWN_SCOPE and memory is not None and memory["scope_id"] not in (scopes or ()):
-        raise NotPermitted(f"{principal} may only {action} memories in its own scope")
+        # to an agent, another scope's memory does not exist: the refusal must not confirm that the id is taken
+        raise NotFound(f"no memory with id {memory['id']}")
     state = memory["lifecycle"] if memory is not None else NEW
     if state not in rule.from_states:
         allowed = ", ".join(s or "new" for s in rule.from_states)

@@ -104,8 +104,11 @@ def test_forget_and_update_stay_in_own_scope_and_are_audited(home, store):
     alice, bob = gateway(home, "alice", "c1"), gateway(home, "bob", "c1")
     mine = tool(alice, "scope_recall_store", target="user", content="Alice lives in Lyon")["id"]
     theirs = tool(bob, "scope_recall_store", target="user", content="Bob lives in Oslo")["id"]
-    assert tool(alice, "scope_recall_forget", id=theirs)["kind"] == "NotPermitted"
-    assert tool(alice, "scope_recall_update", id=theirs, content="Bob lives in Rome")["kind"] == "NotPermitted"
+    unused = theirs + 1000
+    for name, extra in (("scope_recall_forget", {}), ("scope_recall_update", {"content": "Bob lives in Rome"})):
+        refused, absent = tool(alice, name, id=theirs, **extra), tool(alice, name, id=unused, **extra)
+        assert refused["kind"] == absent["kind"] == "NotFound"  # another user's id looks like no id at all
+        assert refused["error"].replace(str(theirs), "N") == absent["error"].replace(str(unused), "N")
     assert store["memories"].get(theirs)["content"] == "Bob lives in Oslo"
     updated = tool(alice, "scope_recall_update", id=mine, content="Alice lives in Lyon, near the old town")
     assert updated == {"id": mine, "lifecycle": "active", "version": 2}

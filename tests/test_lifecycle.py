@@ -3,7 +3,7 @@
 import pytest
 
 from scope_recall_engine import lifecycle
-from scope_recall_engine.errors import IllegalTransition, NotPermitted
+from scope_recall_engine.errors import IllegalTransition, NotFound, NotPermitted
 from scope_recall_engine.principals import agent, human, system
 from scope_recall_engine.store import get_memory
 
@@ -86,7 +86,7 @@ def test_transition_table(db, alice, kind, action, state):
 @pytest.mark.parametrize("action", ["archive", "edit", "supersede"])
 def test_agents_act_only_in_their_own_scope(db, alice, bob, action):
     own, foreign = make(db, alice, "active"), make(db, bob, "active")
-    with pytest.raises(NotPermitted, match="own scope"):
+    with pytest.raises(NotFound, match=f"^no memory with id {foreign}$"):  # the same words as for no such id
         apply(db, action, foreign, agent("default"), alice.accessible())
     apply(db, action, own, agent("default"), alice.accessible())  # positive control
     assert get_memory(db, foreign)["lifecycle"] == "active"
