@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import sys
 
 import click
@@ -12,12 +13,13 @@ from . import lifecycle, retrieval, transfer
 from .errors import ScopeRecallError
 from .principals import agent, human
 from .scope import TARGETS, Identity
-from .store import connect, get_memory, history as memory_history, parse_time
+from .store import connect, default_path, get_memory, history as memory_history, parse_time
 from .visibility import View
 
 
 class EngineGroup(click.Group):
-    """Map engine refusals to exit code 1 with the message on stderr, never a traceback."""
+    """Map engine refusals, and a store that cannot be opened or written, to exit code 1 with the message on
+    stderr, never a traceback."""
 
     def invoke(self, ctx):
         try:
@@ -25,6 +27,9 @@ class EngineGroup(click.Group):
         except ScopeRecallError as error:
             click.echo(f"Error: {error}", err=True)
             sys.exit(error.exit_code)
+        except (sqlite3.Error, OSError) as error:
+            click.echo(f"Error: the store {ctx.obj['db_path'] or default_path()} could not be used: {error}", err=True)
+            sys.exit(1)
 
 
 @click.group(cls=EngineGroup)

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import groupby
 
-from . import adjudication, journal
+from . import adjudication, journal, recall
 from .adjudication import Decision, Fact, Neighbour
 from .config import Config
 from .errors import ConfigError, ExtractionFailed, LeaseHeld
@@ -285,13 +285,15 @@ def run(db, extractor, *, shared_scope_id: str | None = None, dry_run: bool = Fa
         try:
             _digest(db, extractor, report, shared_scope_id, batch_size, None, started)
         finally:
-            db.conn.execute("ROLLBACK")
+            db.rollback()  # a no-op if an error already ended the transaction
     else:
         holder = holder or holder_id()
         take_lease(db, holder)
         try:
             _digest(db, extractor, report, shared_scope_id, batch_size, holder, started)
-            report.pruned = journal.prune(db, (config or Config()).journal_retention_days)
+            retention = (config or Config()).journal_retention_days
+            report.pruned = journal.prune(db, retention)
+            recall.prune_queries(db, retention)
         finally:
             release_lease(db, holder)
     report.backlog = journal.backlog(db, shared_scope_id)
@@ -343,6 +345,3 @@ def _record(db, report: RunReport, status: str, error: str | None, started: floa
     with write(db):
         db["digest_runs"].update(report.run_id, changes)
 
-
-def runs(db, limit: int = 20) -> list[dict]:
-    return list(db["digest_runs"].rows_where(order_by="id desc", limit=limit))

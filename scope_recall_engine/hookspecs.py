@@ -14,13 +14,3 @@ def register_redaction_rules(register):
 @hookspec(firstresult=True)
 def capture_filter(role, text):
     """Return a reason string to keep a turn out of the journal (noise, unwanted content), else None."""
-
-
-@hookspec
-def register_admission_policies(register):
-    """Register policies that may decide whether an extracted fact becomes a candidate."""
-
-
-@hookspec
-def register_recall_lanes(register):
-    """Register extra recall lanes; every lane must filter by the visibility predicate."""

@@ -118,10 +118,15 @@ def _insert(db, *, scope_id: str, target: str, content: str, principal: Principa
     return memory
 
 
+def _standing(principal: Principal) -> str:
+    """How active text earned its place: a person wrote or approved it, or the agent did (the user asked)."""
+    return "human_reviewed" if principal.kind == "human" else "agent_asserted"
+
+
 def _context_of(db, scope_id: str, at: str) -> int | None:
     """The memory stored just before, in the same scope and the same sitting: indexed beside this one."""
     since = (datetime.fromisoformat(at) - CONTEXT_WINDOW).isoformat(timespec="microseconds")
-    row = db.execute("select id from memories where scope_id = ? and lifecycle != 'purged' and created_at >= ? "
+    row = db.execute("select id from memories where scope_id = ? and lifecycle = 'active' and created_at >= ? "
                      "order by id desc limit 1", [scope_id, since]).fetchone()
     return row[0] if row else None
 
@@ -157,9 +162,8 @@ def store(db, identity: Identity, target: str, content: str, principal: Principa
             return StoreResult(existing["id"], "active", "duplicate")
         if existing:
             return _corroborate(db, existing, principal)
-        review_state = "human_reviewed" if principal.kind == "human" else "agent_asserted"
         memory = _insert(db, scope_id=scope_id, target=target, content=content, principal=principal,
-                         lifecycle="active", review_state=review_state, origin=origin, reason=reason)
+                         lifecycle="active", review_state=_standing(principal), origin=origin, reason=reason)
         return StoreResult(memory["id"], "active", "created")
 
 
@@ -244,7 +248,9 @@ def edit(db, memory_id: int, principal: Principal, content: str, *, reason: str 
             return memory
         check_tombstone(db, memory["shared_scope_id"], content_hash)
         version = memory["version"] + 1
-        updated = update_memory(db, memory, content=content, content_hash=content_hash, version=version)
+        standing = memory["review_state"] if memory["lifecycle"] == "candidate" else _standing(principal)
+        updated = update_memory(db, memory, content=content, content_hash=content_hash, version=version,
+                                review_state=standing)
         record_version(db, memory_id, version, content, content_hash, principal, reason)
         audit(db, memory, "edit", principal, from_state=memory["lifecycle"], to_state=memory["lifecycle"],
               reason=reason)
@@ -278,9 +284,8 @@ def supersede(db, memory_id: int, principal: Principal, content: str, *, reason:
         authorize("supersede", principal, old, scopes)
         check_tombstone(db, old["shared_scope_id"], text.content_hash(content))
         at = now()
-        review_state = "human_reviewed" if principal.kind == "human" else "agent_asserted"
         new = _insert(db, scope_id=old["scope_id"], target=old["target"], content=content, principal=principal,
-                      lifecycle="active", review_state=review_state, origin="correction", valid_from=at,
+                      lifecycle="active", review_state=_standing(principal), origin="correction", valid_from=at,
                       supersedes=old["id"], reason=reason or f"supersedes memory {old['id']}")
         _close(db, old, new["id"], principal, at, reason)
         return new
@@ -305,6 +310,9 @@ def purge(db, memory_id: int, principal: Principal, *, reason: str | None = None
         erase_sources(db, memory_id)  # the journal entries it came from; links to them are revoked everywhere
         purged = update_memory(db, memory, lifecycle="purged", content="", previous_lifecycle=None)
         audit(db, memory, "purge", principal, from_state=memory["lifecycle"], to_state="purged", reason=reason)
+        from .recall import forget_queries  # lazy: the ledger module sits above retrieval
+
+        forget_queries(db, memory_id)
     scrub(db)
     from . import vectors  # lazy: LanceDB is imported only when a companion exists
 

@@ -284,7 +284,7 @@ def m007_context_index_and_scope_keys(db):
     db.execute("""
         UPDATE memories SET context_id = (
           SELECT p.id FROM memories p WHERE p.scope_id = memories.scope_id AND p.id < memories.id
-          AND p.lifecycle != 'purged' ORDER BY p.id DESC LIMIT 1)
+          AND p.lifecycle = 'active' ORDER BY p.id DESC LIMIT 1)
     """)
     rebuild_context_index(db)
 

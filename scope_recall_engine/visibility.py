@@ -1,7 +1,7 @@
 """The one rule for what may reach a model: active, in the accessible scope set, valid at the query time.
 
-``VISIBLE`` is the SQL every read lane uses; ``is_visible`` is its Python twin (tests hold them to the same
-answers) for rows that arrive from elsewhere, such as vector hits re-read from truth.
+``VISIBLE`` is the SQL every read lane uses (vector hits count only once re-read from SQLite under it);
+``is_visible`` is its Python twin, held to the same answers by tests, for code that judges a row in hand.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ class View:
         }
 
 
-def is_visible(row: dict, view: View, at: str | None = None) -> bool:
-    at = at or view.at or now()
+def is_visible(row: dict, view: View) -> bool:
+    at = view.at or now()
     return (
         (row["lifecycle"] == "active" or (row["lifecycle"] == "superseded" and view.at is not None))
         and row["scope_id"] in view.scopes

@@ -141,3 +141,14 @@ def test_fts_syntax_and_junk_in_queries_is_inert(run, query):
     assert all(h["id"] == 1 for h in json.loads(result.stdout))
     # positive control: the same row is found by a plain word
     assert [h["id"] for h in as_json(run("search", "--user", "alice", "--json", "secret"))] == [1]
+
+
+def test_a_store_that_cannot_be_opened_is_a_clear_error(tmp_path):
+    broken = tmp_path / "broken.sqlite3"
+    broken.write_text("this is not a database")
+    runner = CliRunner()
+    for path in (broken, tmp_path / "missing-dir" / "x" / ".." / ".." / "broken.sqlite3"):
+        result = runner.invoke(cli, ["--db", str(path), "search", "--user", "alice", "anything"])
+        assert result.exit_code == 1 and "could not be used" in result.stderr and "Traceback" not in result.output
+    fine = runner.invoke(cli, ["--db", str(tmp_path / "fine.sqlite3"), "search", "--user", "alice", "x"])
+    assert fine.exit_code == 0  # control: a good path works

@@ -150,3 +150,18 @@ def test_promoting_a_superseding_candidate_closes_the_active_row(db, alice):
     lifecycle.promote(db, candidate, human("ops"))
     assert get_memory(db, old)["lifecycle"] == "superseded"
     assert get_memory(db, old)["valid_to"] == get_memory(db, candidate)["valid_from"]
+
+
+def test_an_agent_edit_loses_the_human_review_and_leaves_trusted_reads(db, alice):
+    from scope_recall_engine import retrieval
+    from scope_recall_engine.visibility import View
+
+    memory_id = lifecycle.store(db, alice, "user", "Alice reviews safety checks weekly", human("ops")).id
+    trusted = View(alice.accessible(), trusted_only=True)
+    assert [h.id for h in retrieval.search(db, trusted, "safety checks", use_vectors=False)] == [memory_id]
+    lifecycle.edit(db, memory_id, agent("default"), "Alice skips safety checks", scopes=alice.accessible())
+    assert get_memory(db, memory_id)["review_state"] == "agent_asserted"
+    assert retrieval.search(db, trusted, "safety checks", use_vectors=False).hits == []
+    lifecycle.edit(db, memory_id, human("ops"), "Alice runs safety checks weekly")  # a person re-approves it
+    assert get_memory(db, memory_id)["review_state"] == "human_reviewed"
+    assert [h.id for h in retrieval.search(db, trusted, "safety checks", use_vectors=False)] == [memory_id]

@@ -102,3 +102,23 @@ def test_visible_counts_only_count_what_may_reach_the_model(db, alice, bob):
     _store(db, bob, "Bob likes metal")
     lifecycle.archive(db, dropped, agent("default"), scopes=alice.accessible())
     assert recall.visible_counts(db, _view(alice)) == {"user": 1, "general": 1}
+
+
+def test_the_ledger_keeps_queries_redacted_and_forgets_them_on_purge_and_retention(db, alice):
+    from scope_recall_engine import lifecycle
+    from scope_recall_engine.principals import human
+
+    kept = lifecycle.store(db, alice, "user", "Alice's favourite tree is the quetzal fig", human("ops")).id
+    other = lifecycle.store(db, alice, "user", "Alice's bike is a red fixie", human("ops")).id
+    view = View(alice.accessible())
+    recall.packet(db, view, "my key is sk-proj-abcdefghijklmnopqrstuvwxyz123456 which tree?", surface="test")
+    recall.packet(db, view, "what is the quetzal fig?", surface="test")
+    recall.packet(db, view, "what colour is the fixie bike", surface="test")
+    queries = [row["query"] for row in db["recall_events"].rows]
+    assert "sk-proj-abcdefghijklmnopqrstuvwxyz123456" not in " ".join(queries) and "[REDACTED" in queries[0]
+    lifecycle.purge(db, kept, human("ops"))
+    queries = [row["query"] for row in db["recall_events"].rows]
+    assert not any("quetzal" in (q or "") for q in queries)
+    assert "what colour is the fixie bike" in queries  # control: the other memory's query stays
+    assert recall.prune_queries(db, 0) >= 1 and all(row["query"] is None for row in db["recall_events"].rows)
+    assert db["recall_events"].count == 3 and other  # ids and timings remain for measurement
