@@ -150,6 +150,7 @@ def by_rules(fact: Fact, fact_hash: str, near: list[Neighbour]) -> Decision:
                     f"nearest row {near[0].id} differs (similarity {near[0].similarity:.2f})")
 
 
+MODEL_SEES = ("active", "candidate")
 REQUIRED_STATE = {"UPDATE": ("candidate",), "SUPERSEDE": ("active",), "NOOP": KNOWN_STATES, "ADD": None}
 
 
@@ -175,25 +176,51 @@ def vector_ids(db, scope_id: str, text: str) -> tuple[int, ...]:
     return tuple(lane.hits) if lane else ()
 
 
-def decide(db, entry_scope: str, fact: Fact, decider: Decider | None = None) -> tuple[str, Decision]:
-    """Tombstone check, nearest rows, then the model's decision (if any) or the rules'. Returns (scope, decision)."""
-    scope_id = fact_scope(entry_scope, fact.target)
+@dataclass
+class Proposal:
+    """The slow part of a decision, made outside the write lock: vector neighbours and the model's call."""
+
+    extra_ids: tuple[int, ...] = ()
+    decision: Decision | None = None
+
+
+def _assess(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...]):
+    """Tombstone check, nearest rows and the rules' decision; an early decision when nothing else may apply."""
     try:
         fact_hash = content_hash(validate(fact.content))
         lifecycle.check_tombstone(db, shared_part(scope_id), fact_hash)
     except InvalidInput as error:
-        return scope_id, Decision("INVALID", None, str(error), entry_ids=fact.entry_ids)
+        return [], Decision("INVALID", None, str(error)), True
     except Tombstoned:
         stone = db.execute("select memory_id, reason from tombstones where shared_scope_id = ? and content_hash = ?",
                            [shared_part(scope_id), fact_hash]).fetchone()
-        return scope_id, Decision("TOMBSTONED", stone[0], f"value was {stone[1]} (memory {stone[0]})",
-                                  entry_ids=fact.entry_ids, tombstone=stone[1])
-    near = neighbours(db, scope_id, fact, vector_ids(db, scope_id, fact.content) if decider else ())
+        return [], Decision("TOMBSTONED", stone[0], f"value was {stone[1]} (memory {stone[0]})",
+                            tombstone=stone[1]), True
+    near = neighbours(db, scope_id, fact, extra_ids)
     rules = by_rules(fact, fact_hash, near)
-    decision = rules
     rejection = rules.action == "NOOP" and any(n.id == rules.memory_id and n.lifecycle == "rejected" for n in near)
-    if decider is not None and near and not rejection:
-        decision = checked(decider.decide(fact, near), near, rules)
+    return near, rules, rejection or not near
+
+
+def propose(db, entry_scope: str, fact: Fact, decider: Decider | None) -> Proposal:
+    """Ask the model (if any) before taking the write lock: a model call must never hold up other writers."""
+    if decider is None:
+        return Proposal()
+    scope_id = fact_scope(entry_scope, fact.target)
+    extra_ids = vector_ids(db, scope_id, fact.content)
+    near, _rules, final = _assess(db, scope_id, fact, extra_ids)
+    shown = [n for n in near if n.lifecycle in MODEL_SEES]  # a refused value is never sent to a model
+    return Proposal(extra_ids, None if final or not shown else decider.decide(fact, shown))
+
+
+def decide(db, entry_scope: str, fact: Fact, proposal: Proposal | None = None) -> tuple[str, Decision]:
+    """Inside the write: re-read the scope, then take the model's proposal only if it still fits what is there
+    now (see ``checked``), else the rules' decision. Returns (scope, decision)."""
+    scope_id = fact_scope(entry_scope, fact.target)
+    proposal = proposal or Proposal()
+    near, decision, final = _assess(db, scope_id, fact, proposal.extra_ids)
+    if not final and proposal.decision is not None:
+        decision = checked(proposal.decision, near, decision)
     decision.entry_ids = fact.entry_ids
     return scope_id, decision
 

@@ -325,9 +325,10 @@ def _batch(db, extractor, entries: list[dict], report: RunReport) -> None:
     facts = extractor.extract(entries)
     by_id = {entry["id"]: entry for entry in entries}
     decider = extractor if extractor.name == "llm" else None
+    proposals = [adjudication.propose(db, by_id[fact.entry_ids[0]]["scope_id"], fact, decider) for fact in facts]
     with write(db):
-        for fact in facts:
-            scope_id, decision = adjudication.decide(db, by_id[fact.entry_ids[0]]["scope_id"], fact, decider)
+        for fact, proposal in zip(facts, proposals):
+            scope_id, decision = adjudication.decide(db, by_id[fact.entry_ids[0]]["scope_id"], fact, proposal)
             adjudication.apply(db, scope_id, fact, decision, by_id, report.run_id)
             report.decisions.append(decision.as_dict())
         journal.mark_processed(db, list(by_id), report.run_id)

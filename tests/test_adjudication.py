@@ -126,3 +126,16 @@ def test_similarity_folds_plurals_and_preference_verbs():
     assert adjudication.similarity("The user likes pineapple pizza.", "The user loves pineapple pizzas") == 1.0
     assert adjudication.similarity("The user likes pineapple pizza.", "The user hates pineapple pizza") < 0.6
     assert adjudication.similarity("The user lives in Paris.", "The user lives in Rome.") < 0.6
+
+
+def test_the_model_is_never_shown_a_rejected_value(db, alice, canned):
+    say(db, alice, "s1", "I love anchovy pizza")
+    lifecycle.reject(db, 1, OP, reason="a joke")
+    lifecycle.store(db, alice, "user", "The user likes vanilla ice cream.", OP)
+    journal.append(db, alice, "s2", "user", "ice cream tonight: pistachio, my favourite")
+    canned.enqueue({"facts": [{"entries": [2], "target": "user", "content": "The user likes pistachio ice cream."}]},
+                   {"decision": "ADD", "id": None, "reason": "a new flavour"})
+    report = digest.run(db, digest.ModelExtractor("canned"))
+    decision_prompt = canned.prompts[1][1]
+    assert "vanilla" in decision_prompt  # control: active neighbours are shown
+    assert "anchovy" not in decision_prompt and report.decisions[0]["action"] == "ADD"
