@@ -97,9 +97,18 @@ class Worker:
         self._queue.put((None, done.set))
         return done.wait(timeout)
 
+    def stop(self) -> None:
+        """End the thread after the jobs already queued; a later submit starts a fresh one."""
+        with self._lock:
+            if self._thread is not None:
+                self._queue.put((None, None))
+                self._thread = None
+
     def _run(self) -> None:
         while True:
             key, job = self._queue.get()
+            if job is None:
+                return
             with self._lock:
                 self._queued.discard(key)
             try:
@@ -238,6 +247,7 @@ class Runtime:
         """Let background work finish briefly, then close every connection this runtime opened."""
         if not self.worker.wait(SHUTDOWN_WAIT_SECONDS):
             logger.warning("background memory work still running at shutdown; it resumes next session")
+        self.worker.stop()
         with self._lock:
             self._closed, idle, self._idle = True, self._idle, []
         for connection in idle:

@@ -15,6 +15,7 @@ import json
 import sys
 import threading
 import warnings
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -398,7 +399,8 @@ class ScopeVectors:
     context_norm: "np.ndarray"  # |v + v_context|, so cos(q, mean of both) needs no extra product
 
 
-_SCOPES: dict[tuple[str, str], tuple[int, ScopeVectors]] = {}
+_SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict()  # least recently used first
+CACHED_SCOPES = 256  # per process: a gateway serving many users keeps the most recent ones
 
 
 def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
@@ -413,6 +415,9 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
     key, current = (str(directory), scope_id), table.version
     cached = _SCOPES.get(key)
     if cached and cached[0] == current:
+        with _LOCK:
+            if key in _SCOPES:
+                _SCOPES.move_to_end(key)
         return cached[1]
     data = (table.search().where(f"{_in('scope_id', [scope_id])} AND {_in('lifecycle', ['active', 'superseded'])}")
             .select(["id", "content_hash", "lifecycle", "vector"]).limit(None).to_arrow())
@@ -427,6 +432,9 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
                            context, np.linalg.norm(paired, axis=1))
     with _LOCK:
         _SCOPES[key] = (current, vectors)
+        _SCOPES.move_to_end(key)
+        while len(_SCOPES) > CACHED_SCOPES:
+            _SCOPES.popitem(last=False)
     return vectors
 
 

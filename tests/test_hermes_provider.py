@@ -277,3 +277,22 @@ def test_cli_install_copies_the_plugin_and_verify_reports_what_hermes_finds(tmp_
     refused = runner.invoke(cli, ["hermes", "install", "--hermes-home", str(tmp_path / "other")])
     assert refused.exit_code == 1 and "not a Scope Recall plugin" in refused.output
     assert (foreign / "notes.txt").exists()
+
+
+def test_background_threads_end_with_their_session(home):
+    import threading
+    import time
+
+    def workers():
+        return [t for t in threading.enumerate() if t.name.startswith("scope-recall") and t.is_alive()]
+
+    before = len(workers())
+    for n in range(3):
+        provider = gateway(home, "alice", f"c{n}")
+        tool(provider, "scope_recall_store", target="user", content=f"Alice noted fact number {n}")
+        assert len(workers()) > before  # control: the session's background worker is running
+        provider.shutdown()
+    deadline = time.time() + 5
+    while len(workers()) > before and time.time() < deadline:
+        time.sleep(0.05)
+    assert len(workers()) == before

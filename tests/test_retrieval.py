@@ -136,7 +136,7 @@ def test_broken_companion_degrades_to_lexical(db, alice, monkeypatch):
     for path in (vectors.index_dir(db) / "memories.lance" / "data").iterdir():
         path.write_bytes(b"not a lance file")
     # a process that already holds the scope's vectors keeps using its (valid) copy; a new process must load
-    monkeypatch.setattr(vectors, "_SCOPES", {})
+    monkeypatch.setattr(vectors, "_SCOPES", type(vectors._SCOPES)())
     monkeypatch.setattr(vectors, "_OPEN", {})
     result = retrieval.search(db, view, "green tea")
     assert result.degraded and result.lanes["vector"] != "ok"

@@ -115,3 +115,18 @@ def test_store_command_does_not_import_lancedb(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_the_in_process_vector_cache_keeps_only_the_most_recent_scopes(hashed, monkeypatch):
+    from scope_recall_engine.scope import Identity
+
+    monkeypatch.setattr(vectors, "CACHED_SCOPES", 2)
+    users = [Identity(user=f"user{n}") for n in range(3)]
+    for user in users:
+        _store(hashed, user, [f"{user.user} keeps a notebook"])
+    vectors.drain(hashed)
+    for user in users:
+        stored = hashed["memories"].rows_where("scope_id = ?", [user.shared_scope])
+        assert indexed(hashed, user) == {row["id"] for row in stored}  # control: every scope still loads
+    # each identity reads two scopes (its chat's and its shared one): only the last identity's two remain
+    assert [scope for _, scope in vectors._SCOPES] == list(users[2].accessible())
