@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import sys
 import tempfile
 from pathlib import Path
 
@@ -18,7 +19,9 @@ import click
 from .errors import ConfigError
 from .store import connect, default_path
 
-ROOT = Path(__file__).resolve().parent.parent
+# A checkout (or editable install) keeps them beside the package; a regular install puts them in share/.
+ROOT = next((p for p in (Path(__file__).resolve().parent.parent, Path(sys.prefix) / "share" / "scope-recall")
+             if (p / "metadata.yml").exists()), Path(__file__).resolve().parent.parent)
 METADATA = ROOT / "metadata.yml"
 TEMPLATES = ROOT / "templates"
 DATABASE = "memory"
