@@ -192,10 +192,9 @@ def _assess(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...]):
     except InvalidInput as error:
         return [], Decision("INVALID", None, str(error)), True
     except Tombstoned:
-        stone = db.execute("select memory_id, reason from tombstones where shared_scope_id = ? and content_hash = ?",
-                           [shared_part(scope_id), fact_hash]).fetchone()
-        return [], Decision("TOMBSTONED", stone[0], f"value was {stone[1]} (memory {stone[0]})",
-                            tombstone=stone[1]), True
+        stone = lifecycle.find_tombstone(db, shared_part(scope_id), fact_hash)
+        return [], Decision("TOMBSTONED", stone["memory_id"], f"value was {stone['reason']} (memory "
+                            f"{stone['memory_id']})", tombstone=stone["reason"]), True
     near = neighbours(db, scope_id, fact, extra_ids)
     rules = by_rules(fact, fact_hash, near)
     rejection = rules.action == "NOOP" and any(n.id == rules.memory_id and n.lifecycle == "rejected" for n in near)
@@ -232,12 +231,11 @@ def apply(db, scope_id: str, fact: Fact, decision: Decision, entries: dict[int, 
         supersedes = decision.memory_id if decision.action == "SUPERSEDE" else None
         result = lifecycle.extract(db, scope_id, fact.target, fact.content, DIGEST, origin="digest",
                                    reason=f"digest {decision.action} ({decision.by}): {decision.reason}",
-                                   supersedes=supersedes)
+                                   supersedes=supersedes,
+                                   details={"decision": decision.action, "slot": fact.slot,
+                                            "decision_reason": decision.note or decision.reason})
         decision.memory_id = result.id
-        if result.status == "created":
-            db["memories"].update(result.id, {"decision": decision.action, "slot": fact.slot,
-                                              "decision_reason": decision.note or decision.reason})
-        else:  # the exact value was already there (a lane missed it): count it as what it was
+        if result.status != "created":  # the exact value was already there (a lane missed it): count it as what it was
             decision.action = "NOOP" if result.status == "duplicate" else "UPDATE"
     elif decision.action == "UPDATE":
         fresh = [journal.link(db, decision.memory_id, entry, run_id) for entry in cited]

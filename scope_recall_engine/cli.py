@@ -232,7 +232,8 @@ def doctor(repair, as_json):
         click.echo(f"rebuilt: {', '.join(health.repair(db))}", err=True)
     checks = health.run(db)
     emit({"ok": all(c.ok for c in checks), "checks": [c.as_dict() for c in checks]}, as_json,
-         "\n".join(f"{'ok ' if c.ok else 'BAD'} {c.name}: {c.detail}" + (f"\n    repair: {c.repair}" if c.repair else "")
+         "\n".join(f"{'ok ' if c.ok else 'BAD'} {c.name}: {c.detail}"
+                   + (f"\n    repair: {c.repair}" if c.repair else "")
                    for c in checks))
     if not all(c.ok for c in checks):
         sys.exit(1)

@@ -17,7 +17,8 @@ class Config:
     digest_model: str | None = None  # an llm chat model id; None means "no model configured"
     scope_aliases: list[str] = field(default_factory=list)  # extra scope ids every identity may read
     excluded_chats: list[str] = field(default_factory=list)  # chats whose turns are never journaled
-    journal_retention_days: int | None = 30  # processed journal entries, and recall-ledger query text, older than this are deleted
+    # processed journal entries, and the query text of the recall ledger, are deleted after this many days
+    journal_retention_days: int | None = 30
     fallback_user: str | None = None  # Hermes CLI runtimes that supply no user id
 
 

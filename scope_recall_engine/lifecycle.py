@@ -75,11 +75,16 @@ def _who(rule: Rule) -> str:
     return " and ".join(kind for kind in ("human", "agent", "system") if getattr(rule, kind) != DENY) or "nobody"
 
 
+def find_tombstone(db, shared_scope_id: str, content_hash: str) -> dict | None:
+    """The record of a person's no for this value in this shared scope, if there is one."""
+    rows = db["tombstones"].rows_where("shared_scope_id = ? and content_hash = ?", [shared_scope_id, content_hash],
+                                       limit=1)
+    return next(iter(rows), None)
+
+
 def check_tombstone(db, shared_scope_id: str, content_hash: str) -> None:
     """Refuse a value a person rejected or purged in this shared scope, saying when and by whom."""
-    for stone in db["tombstones"].rows_where(
-        "shared_scope_id = ? and content_hash = ?", [shared_scope_id, content_hash], limit=1
-    ):
+    if stone := find_tombstone(db, shared_scope_id, content_hash):
         reason = f" ({stone['note']})" if stone["note"] else ""
         raise Tombstoned(
             f"refused: this value was {stone['reason']} by {stone['principal']} at {stone['at']}{reason}, "
@@ -90,17 +95,15 @@ def check_tombstone(db, shared_scope_id: str, content_hash: str) -> None:
 def _tombstone(db, memory: dict, reason: str, principal: Principal, note: str | None) -> None:
     stone = {"shared_scope_id": memory["shared_scope_id"], "content_hash": memory["content_hash"],
              "reason": reason, "principal": str(principal), "at": now(), "memory_id": memory["id"], "note": note}
-    existing = list(db["tombstones"].rows_where(
-        "shared_scope_id = ? and content_hash = ?", [stone["shared_scope_id"], stone["content_hash"]]))
-    if existing:
-        db["tombstones"].update(existing[0]["id"], stone)
+    if existing := find_tombstone(db, stone["shared_scope_id"], stone["content_hash"]):
+        db["tombstones"].update(existing["id"], stone)
     else:
         db["tombstones"].insert(stone)
 
 
 def _insert(db, *, scope_id: str, target: str, content: str, principal: Principal, lifecycle: str,
             review_state: str, origin: str, valid_from: str | None = None, supersedes: int | None = None,
-            reason: str | None = None) -> dict:
+            reason: str | None = None, details: dict | None = None) -> dict:
     at = now()
     row = {
         "scope_id": scope_id, "shared_scope_id": shared_part(scope_id), "target": target, "content": content,
@@ -108,6 +111,7 @@ def _insert(db, *, scope_id: str, target: str, content: str, principal: Principa
         "origin": origin, "created_by": str(principal), "valid_from": valid_from, "valid_to": None,
         "created_at": at, "updated_at": at, "version": 1, "generation": 1, "corroborations": 0,
         "supersedes": supersedes, "context_id": _context_of(db, scope_id, at), "scope_key": scope_key(scope_id),
+        **(details or {}),
     }
     memory_id = db["memories"].insert(row).last_pk
     memory = {**row, "id": memory_id}
@@ -147,32 +151,9 @@ def _corroborate(db, memory: dict, principal: Principal) -> StoreResult:
     return StoreResult(memory["id"], "candidate", "corroborated")
 
 
-def store(db, identity: Identity, target: str, content: str, principal: Principal, *,
-          origin: str = "explicit", reason: str | None = None) -> StoreResult:
-    """Explicit store (a person, or the agent because the user asked): active at once, in the caller's scope."""
-    check_target(target)
-    content = text.validate(content)
-    authorize("store", principal)
-    scope_id = identity.scope_for(target)
-    content_hash = text.content_hash(content)
-    with write(db):
-        check_tombstone(db, identity.shared_scope, content_hash)
-        existing = _existing(db, scope_id, content_hash)
-        if existing and existing["lifecycle"] == "active":
-            return StoreResult(existing["id"], "active", "duplicate")
-        if existing:
-            return _corroborate(db, existing, principal)
-        memory = _insert(db, scope_id=scope_id, target=target, content=content, principal=principal,
-                         lifecycle="active", review_state=_standing(principal), origin=origin, reason=reason)
-        return StoreResult(memory["id"], "active", "created")
-
-
-def extract(db, scope_id: str, target: str, content: str, principal: Principal, *, origin: str,
-            reason: str | None = None, supersedes: int | None = None) -> StoreResult:
-    """A machine-found fact (digest, import): a candidate that waits for a person."""
-    check_target(target)
-    content = text.validate(content)
-    authorize("extract", principal)
+def _admit(db, scope_id: str, target: str, content: str, principal: Principal, **insert) -> StoreResult:
+    """The shared path of every new value: refused if a person said no, a no-op if already active, a
+    corroboration if waiting as a candidate, else a new row."""
     content_hash = text.content_hash(content)
     with write(db):
         check_tombstone(db, shared_part(scope_id), content_hash)
@@ -181,10 +162,29 @@ def extract(db, scope_id: str, target: str, content: str, principal: Principal, 
             return StoreResult(existing["id"], "active", "duplicate")
         if existing:
             return _corroborate(db, existing, principal)
-        memory = _insert(db, scope_id=scope_id, target=target, content=content, principal=principal,
-                         lifecycle="candidate", review_state="auto", origin=origin, reason=reason,
-                         supersedes=supersedes)
-        return StoreResult(memory["id"], "candidate", "created")
+        memory = _insert(db, scope_id=scope_id, target=target, content=content, principal=principal, **insert)
+        return StoreResult(memory["id"], memory["lifecycle"], "created")
+
+
+def store(db, identity: Identity, target: str, content: str, principal: Principal, *,
+          origin: str = "explicit", reason: str | None = None) -> StoreResult:
+    """Explicit store (a person, or the agent because the user asked): active at once, in the caller's scope."""
+    check_target(target)
+    content = text.validate(content)
+    authorize("store", principal)
+    return _admit(db, identity.scope_for(target), target, content, principal, lifecycle="active",
+                  review_state=_standing(principal), origin=origin, reason=reason)
+
+
+def extract(db, scope_id: str, target: str, content: str, principal: Principal, *, origin: str,
+            reason: str | None = None, supersedes: int | None = None, details: dict | None = None) -> StoreResult:
+    """A machine-found fact (digest, import): a candidate that waits for a person. ``details`` are the digest's
+    columns (decision, its reason, slot), written with the row."""
+    check_target(target)
+    content = text.validate(content)
+    authorize("extract", principal)
+    return _admit(db, scope_id, target, content, principal, lifecycle="candidate", review_state="auto",
+                  origin=origin, reason=reason, supersedes=supersedes, details=details)
 
 
 def _transition(db, action: str, memory_id: int, principal: Principal, scopes, reason, **changes) -> dict:

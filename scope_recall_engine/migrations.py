@@ -240,7 +240,8 @@ def m006_provenance_revocation_is_a_change(db):
     )
 
 
-CONTEXT_DOCUMENT = "coalesce((SELECT p.content FROM memories p WHERE p.id = {row}.context_id), '') || char(10) || {row}.content"
+CONTEXT_DOCUMENT = ("coalesce((SELECT p.content FROM memories p WHERE p.id = {row}.context_id), '')"
+                    " || char(10) || {row}.content")
 WORDS = "porter unicode61 remove_diacritics 2"
 
 
@@ -275,7 +276,8 @@ def m007_context_index_and_scope_keys(db):
           DELETE FROM memories_context WHERE rowid = old.id;
         END;
         CREATE TRIGGER memories_context_au AFTER UPDATE OF content, context_id ON memories BEGIN
-          DELETE FROM memories_context WHERE rowid = new.id OR rowid IN (SELECT id FROM memories WHERE context_id = new.id);
+          DELETE FROM memories_context
+            WHERE rowid = new.id OR rowid IN (SELECT id FROM memories WHERE context_id = new.id);
           INSERT INTO memories_context(rowid, content, scope_key) VALUES (new.id, {new_doc}, new.scope_key);
           INSERT INTO memories_context(rowid, content, scope_key)
             SELECT d.id, {dependents}, d.scope_key FROM memories d WHERE d.context_id = new.id;

@@ -235,7 +235,7 @@ def exclusive(function):
 
 @exclusive
 def scrub(db) -> None:
-    """Make deleted vectors unrecoverable: compact, rewrite fragments that still hold deleted rows, drop old versions."""
+    """Make deleted vectors unrecoverable: compact, rewrite fragments still holding deleted rows, drop old versions."""
     table = _table(db)
     if table is None:
         return
