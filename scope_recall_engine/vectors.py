@@ -213,9 +213,16 @@ def ensure_indexes(table) -> None:
 _HELD = threading.local()
 
 
-def exclusive(function):
+class Busy(Exception):
+    """Another process is writing the companion right now."""
+
+
+def exclusive(function=None, *, wait: bool = True):
     """Companion writes (drain, forget, rebuild, bulk load) take a cross-process lock on the index directory:
-    LanceDB rejects concurrent overwrites, and a purge's cleanup must not delete files another writer is using."""
+    LanceDB rejects concurrent overwrites, and a purge's cleanup must not delete files another writer is using.
+    ``wait=False`` raises Busy instead of waiting (a caller that can leave the work to the outbox)."""
+    if function is None:
+        return functools.partial(exclusive, wait=wait)
 
     @functools.wraps(function)
     def locked(db, *args, **kwargs):
@@ -224,7 +231,10 @@ def exclusive(function):
         directory = index_dir(db)
         directory.mkdir(parents=True, exist_ok=True)
         with open(directory / ".lock", "w") as handle, contextlib.ExitStack() as release:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                raise Busy(f"{directory} is being written by another process") from None
             release.callback(fcntl.flock, handle, fcntl.LOCK_UN)
             _HELD.depth = 1
             release.callback(setattr, _HELD, "depth", 0)
@@ -263,10 +273,13 @@ def forget(db, memory_id: int) -> bool:
 
     Returns False when the companion could not be reached; the outbox intent then stays for the next drain.
     """
-    return _forget(db, memory_id) if exists(db) else True
+    try:
+        return _forget(db, memory_id) if exists(db) else True
+    except Busy:  # a drain is running: it will meet this purge's intent in the outbox and scrub
+        return False
 
 
-@exclusive
+@exclusive(wait=False)
 def _forget(db, memory_id: int) -> bool:
     try:
         if _apply(db, [memory_id], model_id(db), DrainResult()):

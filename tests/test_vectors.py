@@ -130,3 +130,19 @@ def test_the_in_process_vector_cache_keeps_only_the_most_recent_scopes(hashed, m
         assert indexed(hashed, user) == {row["id"] for row in stored}  # control: every scope still loads
     # each identity reads two scopes (its chat's and its shared one): only the last identity's two remain
     assert [scope for _, scope in vectors._SCOPES] == list(users[2].accessible())
+
+
+def test_a_purge_never_waits_for_another_process_draining(hashed, alice):
+    import fcntl
+    import time
+
+    memory_id, kept = _store(hashed, alice, ["alice hides the spare key under the plant", "alice owns a kayak"])
+    vectors.drain(hashed)
+    with open(vectors.index_dir(hashed) / ".lock", "w") as other_process:
+        fcntl.flock(other_process, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a drain elsewhere holds the companion
+        started = time.perf_counter()
+        lifecycle.purge(hashed, memory_id, ME)
+        assert time.perf_counter() - started < 2
+        assert hashed["vector_outbox"].count_where("memory_id = ?", [memory_id]) == 1  # left for that drain
+    vectors.drain(hashed)
+    assert indexed(hashed, alice) == {kept} and vectors.check(hashed).ok
