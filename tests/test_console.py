@@ -300,7 +300,7 @@ async def test_history_puts_versions_and_events_on_one_timeline(ds, rows):
 
 @pytest.mark.asyncio
 async def test_actions_drain_the_vector_outbox_when_enabled(ds, db, db_path, rows, monkeypatch):
-    vectors = pytest.importorskip("scope_recall_engine.vectors")
+    from scope_recall_engine import vectors
     from datasette_plugins import console as plugin
 
     drained = []

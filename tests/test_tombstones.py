@@ -6,6 +6,7 @@ from scope_recall_engine import lifecycle, transfer
 from scope_recall_engine.content import content_hash
 from scope_recall_engine.errors import Tombstoned
 from scope_recall_engine.principals import agent, human, system
+from scope_recall_engine.scope import Identity
 
 VARIANTS = [
     "alice hates cats",
@@ -36,8 +37,13 @@ def test_every_normalized_variant_is_refused_on_store(db, alice, rejected, varia
 
 
 def test_tombstones_cover_every_target_and_chat_of_the_shared_scope(db, alice, rejected):
-    with pytest.raises(Tombstoned):
-        lifecycle.store(db, alice, "general", "alice hates cats", agent("default"))
+    other_chat = Identity(user="alice", chat="chat-9")
+    for identity, target in ((alice, "general"), (other_chat, "general"), (other_chat, "project")):
+        with pytest.raises(Tombstoned):
+            lifecycle.store(db, identity, target, "alice hates cats", agent("default"))
+        # control on the same surface: another value goes in
+        assert lifecycle.store(db, identity, target, f"alice hums in {target}", agent("default")).status in (
+            "created", "duplicate")
 
 
 def test_a_tombstone_is_per_user(db, alice, bob, rejected):
