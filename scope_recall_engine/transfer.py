@@ -54,8 +54,6 @@ def import_records(db, identity: Identity, records: list[dict]) -> dict:
 
 def export_rows(db, identity: Identity) -> Iterator[dict]:
     """Every non-purged row of the identity's accessible scopes, nothing else."""
-    scopes = identity.accessible()
-    placeholders = ", ".join("?" for _ in scopes)
-    for row in db["memories"].rows_where(f"scope_id in ({placeholders}) and lifecycle != 'purged'",
-                                         list(scopes), order_by="id"):
-        yield {field: row[field] for field in EXPORT_FIELDS}
+    for row in lifecycle.rows_in(db, identity.accessible()):
+        if row["lifecycle"] != "purged":
+            yield {field: row[field] for field in EXPORT_FIELDS}
