@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from . import config as settings
 from . import lifecycle, retrieval, transfer
 from .errors import ScopeRecallError
 from .principals import agent, human
@@ -44,6 +45,11 @@ def cli(ctx, db_path):
 
 def open_db():
     return connect(click.get_current_context().obj["db_path"])
+
+
+def load_config() -> settings.Config:
+    """config.json beside the store this invocation uses."""
+    return settings.load(click.get_current_context().obj["db_path"] or default_path())
 
 
 def identity_options(command):
@@ -126,7 +132,8 @@ def search(identity, limit, as_of, trusted_only, batch, as_json, query):
     if (query is None) == (batch is None):
         raise click.UsageError("give either QUERY or --batch FILE")
     db = open_db()
-    view = View(identity.accessible(), at=parse_time(as_of) if as_of else None, trusted_only=trusted_only)
+    view = View(identity.accessible(tuple(load_config().scope_aliases)), at=parse_time(as_of) if as_of else None,
+                trusted_only=trusted_only)
     if batch:
         for line in batch:
             line = line.rstrip("\n")

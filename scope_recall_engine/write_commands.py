@@ -6,15 +6,9 @@ import json
 
 import click
 
-from . import config as settings
 from . import digest, govern, journal
+from .cli import emit, identity_options, json_option, load_config, open_db
 from .errors import NoExtractor
-from .cli import emit, identity_options, json_option, open_db
-from .store import default_path
-
-
-def _config() -> settings.Config:
-    return settings.load(click.get_current_context().obj["db_path"] or default_path())
 
 
 @click.group(name="journal")
@@ -31,7 +25,7 @@ def journal_add(identity, role, as_json, text):
     """Append one turn of session --session (noise dropped, secrets redacted before it is stored)."""
     if not identity.session:
         raise click.UsageError("--session is required for journal add")
-    result = journal.append(open_db(), identity, identity.session, role, text, _config())
+    result = journal.append(open_db(), identity, identity.session, role, text, load_config())
     emit(result.as_dict(), as_json, f"{result.status}: entry {result.id}" if result.id
          else f"dropped: {result.reason}")
 
@@ -56,7 +50,7 @@ def journal_list(identity, limit, as_json):
 @json_option
 def digest_command(identity, model_id, extractor, dry_run, as_json):
     """Turn the identity's unprocessed journal entries into candidate memories for review."""
-    db, config = open_db(), _config()
+    db, config = open_db(), load_config()
     chosen = digest.choose(extractor, model_id, config)
     if chosen is None:
         error = NoExtractor(journal.backlog(db, identity.shared_scope))

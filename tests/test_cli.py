@@ -152,3 +152,13 @@ def test_a_store_that_cannot_be_opened_is_a_clear_error(tmp_path):
         assert result.exit_code == 1 and "could not be used" in result.stderr and "Traceback" not in result.output
     fine = runner.invoke(cli, ["--db", str(tmp_path / "fine.sqlite3"), "search", "--user", "alice", "x"])
     assert fine.exit_code == 0  # control: a good path works
+
+
+def test_search_reads_the_scope_aliases_configured_beside_the_store(run, db_path):
+    from scope_recall_engine import config
+    from scope_recall_engine.scope import Identity
+
+    store(run, "team", "The team's deploy window is Tuesday 14:00")
+    assert as_json(run("search", "--user", "alice", "--json", "deploy window")) == []  # not alice's scope
+    config.save(db_path, config.Config(scope_aliases=[Identity(user="team").shared_scope]))
+    assert [h["id"] for h in as_json(run("search", "--user", "alice", "--json", "deploy window"))] == [1]
