@@ -15,6 +15,7 @@ from typing import Protocol
 from . import journal, lifecycle
 from .content import content_hash, normalize, validate
 from .errors import InvalidInput, Tombstoned
+from .plugins import load_plugins
 from .principals import system
 from .retrieval import query_terms, scoped_match
 from .scope import LOCAL_TARGETS, shared_part
@@ -55,7 +56,7 @@ class Neighbour:
 
 @dataclass
 class Decision:
-    action: str  # ADD | UPDATE | SUPERSEDE | NOOP | TOMBSTONED | INVALID
+    action: str  # ADD | UPDATE | SUPERSEDE | NOOP | TOMBSTONED | INVALID | REFUSED (by an admission policy)
     memory_id: int | None  # the row it names (or, for ADD/SUPERSEDE, the new candidate once written)
     reason: str  # content-free
     by: str = "rules"
@@ -195,6 +196,8 @@ def _assess(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...]):
         stone = lifecycle.find_tombstone(db, shared_part(scope_id), fact_hash)
         return [], Decision("TOMBSTONED", stone["memory_id"], f"value was {stone['reason']} (memory "
                             f"{stone['memory_id']})", tombstone=stone["reason"]), True
+    if refusal := load_plugins().hook.admission_policy(content=fact.content, target=fact.target, scope_id=scope_id):
+        return [], Decision("REFUSED", None, f"admission policy: {refusal}"), True
     near = neighbours(db, scope_id, fact, extra_ids)
     rules = by_rules(fact, fact_hash, near)
     rejection = rules.action == "NOOP" and any(n.id == rules.memory_id and n.lifecycle == "rejected" for n in near)

@@ -14,3 +14,8 @@ def register_redaction_rules(register):
 @hookspec(firstresult=True)
 def capture_filter(role, text):
     """Return a reason string to keep a turn out of the journal (noise, unwanted content), else None."""
+
+
+@hookspec(firstresult=True)
+def admission_policy(content, target, scope_id):
+    """Return a reason string to keep an extracted fact from becoming a candidate at all, else None."""

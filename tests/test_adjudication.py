@@ -139,3 +139,23 @@ def test_the_model_is_never_shown_a_rejected_value(db, alice, canned):
     decision_prompt = canned.prompts[1][1]
     assert "vanilla" in decision_prompt  # control: active neighbours are shown
     assert "anchovy" not in decision_prompt and report.decisions[0]["action"] == "ADD"
+
+
+def test_an_admission_policy_plugin_keeps_facts_out_of_the_review_queue(db, alice):
+    from scope_recall_engine.hookspecs import hookimpl
+    from scope_recall_engine.plugins import load_plugins
+
+    class NoHealthFacts:
+        @hookimpl
+        def admission_policy(self, content, target, scope_id):
+            return "health data is not kept" if "allergic" in content.lower() else None
+
+    manager = load_plugins()
+    manager.register(NoHealthFacts(), name="no-health-facts")
+    try:
+        report = say(db, alice, "s1", "Please remember that I am allergic to penicillin", "I live in Ghent")
+    finally:
+        manager.unregister(name="no-health-facts")
+    assert [d["action"] for d in report.decisions] == ["REFUSED", "ADD"]
+    assert "health data is not kept" in report.decisions[0]["reason"]
+    assert candidates(db) == ["The user lives in Ghent."]  # control: the other fact went through
