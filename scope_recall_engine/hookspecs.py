@@ -19,3 +19,9 @@ def capture_filter(role, text):
 @hookspec(firstresult=True)
 def admission_policy(content, target, scope_id):
     """Return a reason string to keep an extracted fact from becoming a candidate at all, else None."""
+
+
+@hookspec
+def register_recall_lanes(register):
+    """Register extra recall lanes: ``register(name, lane)``, ``lane(db, view, query, limit)`` yielding
+    ``(memory_id, score)``; the engine re-reads every id under the visibility predicate before it counts."""

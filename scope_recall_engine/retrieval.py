@@ -320,7 +320,8 @@ def fuse(candidates: dict[int, Candidate], population: int, dense_stats: tuple[f
     On LoCoMo dev this beat min-max weighting and RRF; see the README for the figures."""
     rows = list(candidates.values())
     words = _zscore([c.lanes.get("bm25", 0.0) + c.lanes.get("context", 0.0) for c in rows], population)
-    extra = [_zscore([c.lanes.get(lane, 0.0) for c in rows], population) for lane in ("trigram", "cjk")]
+    others = sorted({lane for c in rows for lane in c.lanes} - {"bm25", "context", "vector", "exact"})
+    extra = [_zscore([c.lanes.get(lane, 0.0) for c in rows], population) for lane in others]
     mean, spread = dense_stats or (0.0, 0.0)
     fused = []
     for n, candidate in enumerate(rows):
@@ -401,6 +402,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     add("trigram", ((hit, hit.score) for hit in trigram(db, view, unseen)))
     add("cjk", ((hit, hit.score) for hit in cjk(db, view, query)))
     lanes = {"exact": "ok", "bm25": "ok", "context": "ok", "trigram": "ok", "cjk": "ok", "vector": "skipped"}
+    for name, found in plugin_lanes(db, view, query):
+        add(name, found)
+        lanes[name] = "ok"
     lane = None
     if use_vectors:
         lane, lanes["vector"] = vector(db, view, query, budget)
@@ -415,6 +419,18 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             if not abstain or admissible(c, lane)][:limit]
     miss = None if hits else ("abstained" if candidates else "no_match")
     return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss)
+
+
+def plugin_lanes(db, view: View, query: str):
+    """Lanes from plugins (hook ``register_recall_lanes``): each id they name counts only if the view may see it."""
+    from .plugins import load_plugins
+
+    registered: list[tuple[str, object]] = []
+    load_plugins().hook.register_recall_lanes(register=lambda name, lane: registered.append((name, lane)))
+    for name, lane in registered:
+        scores = {int(memory_id): float(score) for memory_id, score in lane(db, view, query, CANDIDATES)}
+        rows = truth(db, view, list(scores))
+        yield f"plugin:{name}", [(row[0], scores[memory_id]) for memory_id, row in rows.items()]
 
 
 def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: VectorLane) -> None:

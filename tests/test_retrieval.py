@@ -182,3 +182,31 @@ def test_cli_index_commands(db_path, alice):
     assert checked.exit_code == 0 and json.loads(checked.output)["ok"]
     rebuilt = runner.invoke(cli, [*base, "index", "rebuild", "--json"])
     assert rebuilt.exit_code == 0 and json.loads(rebuilt.output.splitlines()[-1])["rebuilt"]
+
+
+def test_a_plugin_lane_adds_candidates_but_never_past_the_visibility_predicate(db, alice, bob):
+    from scope_recall_engine import lifecycle
+    from scope_recall_engine.hookspecs import hookimpl
+    from scope_recall_engine.plugins import load_plugins
+    from scope_recall_engine.principals import human
+
+    mine = lifecycle.store(db, alice, "user", "Alice's locker is number 4417", human("t")).id
+    theirs = lifecycle.store(db, bob, "user", "Bob's locker is number 9120", human("t")).id
+    archived = lifecycle.store(db, alice, "user", "Alice's old locker was 1200", human("t")).id
+    lifecycle.archive(db, archived, human("t"))
+
+    class EveryRow:  # a careless lane: names every memory, whoever it belongs to
+        @hookimpl
+        def register_recall_lanes(self, register):
+            register("everything", lambda db, view, query, limit: [(mine, 1.0), (theirs, 1.0), (archived, 1.0)])
+
+    manager = load_plugins()
+    manager.register(EveryRow(), name="every-row")
+    try:
+        result = retrieval.search(db, View(alice.accessible()), "cabinet", use_vectors=False, abstain=False)
+    finally:
+        manager.unregister(name="every-row")
+    assert result.lanes["plugin:everything"] == "ok"
+    # only the plugin lane matched "cabinet": it found alice's row; bob's and the archived row never count
+    assert [hit.id for hit in result.hits] == [mine]
+    assert retrieval.search(db, View(alice.accessible()), "cabinet", use_vectors=False, abstain=False).hits == []
