@@ -256,12 +256,13 @@ def scrub(db) -> None:
     fragments = stats["fragment_stats"]
     physical = round(fragments["lengths"]["mean"] * fragments["num_fragments"]) if fragments["num_fragments"] else 0
     if physical > stats["num_rows"]:
-        data = table.to_arrow()
+        # rewrite the rows in one new version (an atomic commit: a kill leaves the old version or the new one,
+        # never no table), then drop every older version and the files only they used
+        table.add(table.to_arrow(), mode="overwrite")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            rewritten = _connect(db).create_table(TABLE, data, mode="overwrite")
-            _optimize_now(rewritten)
-        ensure_indexes(rewritten)  # an overwrite starts without indexes
+            _optimize_now(table)
+        ensure_indexes(table)  # an overwrite starts without indexes
 
 
 def _optimize_now(table) -> None:
