@@ -99,7 +99,8 @@ def release_lease(db, holder: str, name: str = LEASE) -> None:
 
 _STOP = r"\s(?:and|but|because|so|which|who|since|although|though|when|while|if|as of)\s"
 _VALUE = r"(?P<value>[^.;!?\n,]{1,80}?)(?=$|[.;!?\n,]|" + _STOP + ")"  # a value ends at a clause boundary
-_TRAILING = re.compile(r"\s+(?:now|too|though|actually|anymore|currently|these days|nowadays)$", re.I)
+_TRAILING = re.compile(r"\s+(?:now|too|though|actually|anymore|currently|these days|nowadays|recently|yesterday|today"
+                       r"|(?:last|this|next) (?:week|month|year|summer|winter|spring|autumn|fall))$", re.I)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _HYPOTHETICAL = re.compile(r"^\s*(?:if|what if|suppose|imagine|when|do|does|did|can|could|would|should)\b", re.I)
 _NOT_ATTRIBUTES = {"name", "question", "point", "guess", "problem", "issue", "concern", "bad", "pleasure", "answer",

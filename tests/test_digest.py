@@ -251,3 +251,8 @@ def test_a_lease_held_by_a_dead_process_is_taken_over_and_its_run_abandoned(db):
     digest.take_lease(db, "the-next-digest")
     assert db["leases"].get("digest")["holder"] == "the-next-digest"
     assert db["digest_runs"].get(run_id)["status"] == "abandoned"
+
+
+def test_rules_drop_time_phrases_from_the_value():
+    facts = digest.RulesExtractor.facts_in("I moved to Porto last month, and I work at Acme this year", 1)
+    assert [fact.content for fact in facts] == ["The user lives in Porto.", "The user works at Acme."]
