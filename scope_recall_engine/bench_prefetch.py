@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import click
 
 from . import config as settings, hermes, lifecycle
+from .bench import percentiles
 from .errors import ConfigError
 from .principals import human
 from .scope import Identity
@@ -124,17 +124,13 @@ def _degraded(db_path: Path) -> int:
 
 
 def _report(rows, scopes, distinct, model, fill_seconds, drain_seconds, timings, recalled, degraded) -> dict:
-    ordered = sorted(timings)
-
-    def pct(p: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))], 2)
-
+    spread = percentiles(timings)
     return {
         "rows": rows, "scopes": scopes, "distinct_texts": distinct, "embedding_model": model,
         "vectors_reused_across_scopes": scopes > 1,
         "store_per_s": round(rows / fill_seconds), "drain_s": round(drain_seconds, 1),
         "queries": len(timings), "recalled": recalled, "degraded": degraded,
-        "prefetch_ms": {"p50": pct(50), "p95": pct(95), "p99": pct(99), "mean": round(statistics.mean(timings), 2)},
+        "prefetch_ms": {key: spread[f"{key}_ms"] for key in ("p50", "p95", "p99", "mean")},
     }
 
 
