@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Iterable
 
 from .config import Config
 from .errors import InvalidInput
 from .redaction import JOURNALED_ROLES, sanitize  # noqa: F401 (re-exported for adapters)
 from .scope import Identity
-from .store import now, write
+from .store import before, now, write
 
 _INSERT = """
     insert or ignore into journal_entries
@@ -174,10 +174,9 @@ def prune(db, retention_days: int | None, at: str | None = None) -> int:
     expired (not revoked: the evidence aged out, nobody erased or changed it)."""
     if retention_days is None:
         return 0
-    cutoff = (datetime.fromisoformat(at or now()) - timedelta(days=retention_days)).astimezone(timezone.utc)
     with write(db):
         old = "select id from journal_entries where processed_at is not null and created_at < ?"
-        params = [cutoff.isoformat(timespec="microseconds")]
+        params = [before(timedelta(days=retention_days), at)]
         db.execute(f"update memory_sources set journal_entry_id = null, expired_at = ? "
                    f"where journal_entry_id in ({old})", [now(), *params])
         return db.execute(f"delete from journal_entries where id in ({old})", params).rowcount

@@ -7,7 +7,7 @@ its tombstone and its vector-outbox intent commit together or not at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from . import content as text
 from .errors import IllegalTransition, NotFound, NotPermitted, Tombstoned
@@ -15,7 +15,8 @@ from .journal import erase_sources
 from .migrations import scope_key
 from .principals import Principal
 from .scope import Identity, check_target, shared_part
-from .store import audit, enqueue_vector_sync, get_memory, now, record_version, scrub, update_memory, write
+from .store import (audit, before, enqueue_vector_sync, get_memory, now, record_version, scrub, update_memory,
+                    write)
 
 STATES = ("candidate", "active", "archived", "rejected", "superseded", "purged")
 ALLOW, OWN_SCOPE, DENY = "allow", "own scope", "deny"
@@ -129,7 +130,7 @@ def _standing(principal: Principal) -> str:
 
 def _context_of(db, scope_id: str, at: str) -> int | None:
     """The memory stored just before, in the same scope and the same sitting: indexed beside this one."""
-    since = (datetime.fromisoformat(at) - CONTEXT_WINDOW).isoformat(timespec="microseconds")
+    since = before(CONTEXT_WINDOW, at)
     row = db.execute("select id from memories where scope_id = ? and lifecycle = 'active' and created_at >= ? "
                      "order by id desc limit 1", [scope_id, since]).fetchone()
     return row[0] if row else None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field

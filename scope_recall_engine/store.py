@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -63,6 +63,11 @@ def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def before(delta: timedelta, at: str | None = None) -> str:
+    """The moment ``delta`` before ``at`` (default now), in the store's UTC form: the cutoff of every window."""
+    return (datetime.fromisoformat(at or now()) - delta).astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
 def parse_time(text: str) -> str:
