@@ -391,7 +391,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         for hit, score in hits:
             candidates.setdefault(hit.id, Candidate(hit)).lanes[lane] = score
 
-    terms = [t for t in dict.fromkeys(w.lower() for w in _WORD.findall(query)) if t not in STOPWORDS][:20]
+    terms = query_terms(query, content_only=True)[:20]
     counts = document_counts(db, [t for t in terms if not _CJK.search(t)])
     rare = [term for term, df in counts.items() if df < DF_CAP] or list(counts)  # skip terms found everywhere
     unseen = [term for term, df in counts.items() if df == 0]  # substrings only help where words found nothing
