@@ -107,12 +107,16 @@ def connect_dir(directory: Path):
 
 
 def _table(db):
-    connection = _connect(db)
-    return connection.open_table(TABLE) if _has_table(connection) else None
+    return _open(_connect(db))
 
 
-def _has_table(connection) -> bool:
-    return TABLE in connection.list_tables().tables
+def _open(connection):
+    """The companion table, or None when there is none, including one whose creation a kill cut short (its
+    directory exists without a committed version; LanceDB cannot open it, and the next write overwrites it)."""
+    try:
+        return connection.open_table(TABLE)
+    except ValueError:  # "Table 'memories' was not found"
+        return None
 
 
 def _create(db, model: str, dimensions: int):
@@ -352,9 +356,7 @@ def pending(db) -> int:
 def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult:
     """Throw the companion away and rebuild it from truth with the configured model."""
     model = model_id(db)
-    connection = _connect(db)
-    if _has_table(connection):
-        connection.drop_table(TABLE)
+    _connect(db).drop_table(TABLE, ignore_missing=True)
     (index_dir(db) / "index.json").unlink(missing_ok=True)
     result = DrainResult(rebuilt=True)
     ids = [row[0] for row in db.execute(
@@ -422,10 +424,9 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
     have drained). Safe on a worker thread: truth is read through its own read-only connection."""
     import numpy as np
 
-    connection = connect_dir(directory)
-    if not (directory / "index.json").exists() or not _has_table(connection):
+    table = _open_table(directory) if (directory / "index.json").exists() else None
+    if table is None:
         raise FileNotFoundError(f"no vector index at {directory}: run `scope-recall index drain`")
-    table = _open_table(directory)
     key, current = (str(directory), scope_id), table.version
     cached = _SCOPES.get(key)
     if cached and cached[0] == current:
@@ -453,10 +454,13 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
 
 
 def _open_table(directory: Path):
-    """One open handle per companion: its ``version`` is a cheap look at the latest manifest."""
+    """One open handle per companion (None while it has no table): its ``version`` is a cheap look at the
+    latest manifest."""
     key = f"table:{directory}"
     if key not in _OPEN:
-        table = connect_dir(directory).open_table(TABLE)
+        table = _open(connect_dir(directory))
+        if table is None:
+            return None
         with _LOCK:
             _OPEN.setdefault(key, table)
     return _OPEN[key]

@@ -146,3 +146,21 @@ def test_a_purge_never_waits_for_another_process_draining(hashed, alice):
         assert hashed["vector_outbox"].count_where("memory_id = ?", [memory_id]) == 1  # left for that drain
     vectors.drain(hashed)
     assert indexed(hashed, alice) == {kept} and vectors.check(hashed).ok
+
+
+def test_a_table_whose_creation_was_killed_is_recreated_by_the_next_drain(hashed, alice):
+    import shutil
+
+    from scope_recall_engine import retrieval
+    from scope_recall_engine.visibility import View
+
+    ids = _store(hashed, alice, ["alice drinks green tea", "alice owns a red bicycle"])
+    vectors._create(hashed, embedders.HASH_MODEL_ID, 8)
+    # SIGKILL inside create_table: the table's directory exists, but no version was committed
+    shutil.rmtree(vectors.index_dir(hashed) / f"{vectors.TABLE}.lance" / "_versions")
+    assert vectors._table(hashed) is None
+    lane, status = retrieval.vector(hashed, View(alice.accessible()), "green tea")
+    assert lane is None and "no vector index" in status  # degraded to lexical, not an error
+    result = vectors.drain(hashed)
+    assert result.upserted == 2 and vectors.check(hashed).ok
+    assert indexed(hashed, alice) == set(ids)
