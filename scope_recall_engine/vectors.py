@@ -127,9 +127,11 @@ def _create(db, model: str, dimensions: int):
         ("content_hash", pa.string()), ("generation", pa.int64()), ("model", pa.string()),
         ("vector", pa.list_(pa.float32(), dimensions)),
     ])
-    table = _connect(db).create_table(TABLE, schema=schema, mode="overwrite")
-    (index_dir(db) / "index.json").write_text(json.dumps({"model": model, "dimensions": dimensions}) + "\n")
-    return table
+    # the model first: a kill between the two leaves a named model and no table, which the next drain creates
+    connection, staged = _connect(db), index_dir(db) / "index.json.tmp"
+    staged.write_text(json.dumps({"model": model, "dimensions": dimensions}) + "\n")
+    staged.replace(index_dir(db) / "index.json")  # atomic: a kill never leaves half a file
+    return connection.create_table(TABLE, schema=schema, mode="overwrite")
 
 
 def _in(column: str, values: Iterable) -> str:
