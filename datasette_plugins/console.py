@@ -137,8 +137,9 @@ def render_cell(value, column, database):
 
 # --- engine calls on Datasette's connections ---------------------------------------------------------------
 
-async def read(datasette, fn, *args):
-    return await datasette.get_database(DATABASE).execute_fn(lambda conn: fn(sqlite_utils.Database(conn), *args))
+async def read(datasette, fn, *args, **kwargs):
+    return await datasette.get_database(DATABASE).execute_fn(
+        lambda conn: fn(sqlite_utils.Database(conn), *args, **kwargs))
 
 
 async def write(datasette, fn, *args):
@@ -263,10 +264,13 @@ async def review_decide(request, datasette):
 async def review_page(request, datasette):
     await require(datasette, request, VIEW)
     scope_id = request.args.get("scope") or None
-    items = await read(datasette, review_queue.queue, scope_id)
+    after = request.args.get("after", "")
+    page = await read(datasette, review_queue.queue, scope_id, after=int(after) if after.isdigit() else None)
     scopes = await read(datasette, review_queue.waiting_scopes)
     return Response.html(await datasette.render_template("scope_recall_review.html", {
-        "items": items, "scopes": scopes, "selected_scope": scope_id, "base": BASE,
+        "page": page, "items": page.items, "scopes": scopes, "selected_scope": scope_id, "base": BASE,
+        "next_url": page.next_after and datasette.urls.path(f"{BASE}/review") + "?" + urllib.parse.urlencode(
+            {**({"scope": scope_id} if scope_id else {}), "after": page.next_after}),
         "can_act": await datasette.permission_allowed(request.actor, ACT, default=False),
         "row_url": lambda memory_id: row_path(datasette, memory_id),
         "here": request.full_path,

@@ -21,6 +21,7 @@ from .scope import label, shared_part
 from .visibility import View
 
 NEAREST_LIMIT = 3
+PAGE_SIZE = 50  # candidates per page: each shows evidence and twins, so a page stays readable
 
 
 @dataclass
@@ -43,12 +44,19 @@ def waiting_scopes(db: sqlite_utils.Database) -> list[dict]:
             for scope_id, waiting, oldest in rows]
 
 
-def candidates(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = 50) -> list[dict]:
-    """Candidates oldest first (the ones that waited longest are decided first), optionally of one scope."""
+def candidates(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = PAGE_SIZE,
+               after: int | None = None) -> list[dict]:
+    """Candidates oldest first (the ones that waited longest are decided first), optionally of one scope.
+
+    ``after`` is the id of the last candidate of the previous page: keyset paging, so deciding rows on one page
+    never shifts the next page past rows nobody has seen."""
     where, params = "lifecycle = 'candidate'", []
     if scope_id:
         where += " and scope_id = ?"
         params.append(scope_id)
+    if after is not None:
+        where += " and (created_at, id) > (select created_at, id from memories where id = ?)"
+        params.append(after)
     return list(db["memories"].rows_where(where, params, order_by="created_at, id", limit=limit))
 
 
@@ -59,11 +67,25 @@ def nearest_active(db: sqlite_utils.Database, memory: dict, limit: int = NEAREST
     return [hit for hit in hits if hit.id != memory["id"]][:limit]
 
 
-def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = 50) -> list[QueueItem]:
+@dataclass
+class Page:
+    """One page of the queue, and where the next one starts (None on the last page)."""
+
+    items: list[QueueItem]
+    waiting: int
+    next_after: int | None
+
+
+def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = PAGE_SIZE,
+          after: int | None = None) -> Page:
     """The review queue: each waiting candidate beside its evidence and its nearest active memories."""
-    return [QueueItem(memory=row, scope_label=label(row["scope_id"]), evidence=journal.sources(db, row["id"]),
-                      nearest=nearest_active(db, row))
-            for row in candidates(db, scope_id, limit)]
+    rows = candidates(db, scope_id, limit + 1, after)
+    items = [QueueItem(memory=row, scope_label=label(row["scope_id"]), evidence=journal.sources(db, row["id"]),
+                       nearest=nearest_active(db, row))
+             for row in rows[:limit]]
+    waiting = db["memories"].count_where(*(("lifecycle = 'candidate' and scope_id = ?", [scope_id]) if scope_id
+                                           else ("lifecycle = 'candidate'",)))
+    return Page(items, waiting, rows[limit - 1]["id"] if len(rows) > limit else None)
 
 
 def human_actions(memory: dict) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 import pytest_asyncio
 from datasette_auth_passwords.utils import hash_password
 
-from scope_recall_engine import console, journal, lifecycle
+from scope_recall_engine import console, journal, lifecycle, review_queue
 from scope_recall_engine.principals import human, system
 from scope_recall_engine.scope import Identity
 
@@ -284,6 +284,23 @@ async def test_batch_decision_applies_each_and_reports_refusals(ds, db, rows):
     texts = [text for text, _ in messages(ds, response)]
     assert texts[0] == f"Promoted memories {rows['candidate']}, {second}."
     assert f"Could not promote memory {rows['active']}" in texts[1]
+
+
+@pytest.mark.asyncio
+async def test_review_queue_pages_oldest_first_and_deciding_a_page_skips_nobody(ds, db, rows):
+    more = [lifecycle.extract(db, ALICE.shared_scope, "user", f"Alice owns record number {n}", system("digest"),
+                              origin="digest").id for n in range(review_queue.PAGE_SIZE + 1)]
+    db.conn.commit()
+    waiting = [rows["candidate"], *more]
+    shown = lambda page: [int(i) for i in re.findall(r'id="candidate-(\d+)"', page)]
+    first = (await ds.client.get("/-/scope-recall/review", cookies=as_actor(ds, VIEWER))).text
+    assert shown(first) == waiting[:review_queue.PAGE_SIZE]
+    assert f"{review_queue.PAGE_SIZE} of {len(waiting)} waiting candidates shown" in first
+    next_url = html.unescape(re.search(r'href="([^"]+)" class="scope-recall-next"', first).group(1))
+    for memory_id in waiting[:review_queue.PAGE_SIZE]:  # the operator decides the whole first page
+        lifecycle.promote(db, memory_id, human("admin"))
+    second = (await ds.client.get(next_url, cookies=as_actor(ds, VIEWER))).text
+    assert shown(second) == waiting[review_queue.PAGE_SIZE:] and "scope-recall-next" not in second
 
 
 @pytest.mark.asyncio

@@ -18,7 +18,7 @@ def test_demo_store_has_every_kind_of_row_an_operator_meets(tmp_path):
     assert summary == ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
     users = {row[0] for row in db.execute("select distinct shared_scope_id from memories")}
     assert len(users) == 3
-    queue = review_queue.queue(db)
+    queue = review_queue.queue(db).items
     assert len(queue) == states["candidate"] and all(item.evidence for item in queue)
     porto = next(item for item in queue if item.memory["content"] == "Alice lives in Porto")
     assert porto.memory["supersedes"] and porto.nearest[0].content == "Alice lives in Lisbon"

@@ -67,7 +67,7 @@ def surfaces(db, identity: Identity, query: str) -> dict[str, set[int]]:
     view = View(identity.accessible())
     context = tools.ToolContext(db, identity, agent(identity.agent), view)
     searched = json.loads(tools.call(context, tools.SEARCH, {"query": query}))
-    queue = review_queue.queue(db, identity.shared_scope)
+    queue = review_queue.queue(db, identity.shared_scope).items
     return {
         "search": {hit.id for hit in retrieval.search(db, view, query, 10).hits},
         "packet": set(recall.packet(db, view, query, surface="property").ids),
