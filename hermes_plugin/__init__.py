@@ -69,6 +69,10 @@ class ScopeRecallProvider(MemoryProvider):
         self._call(0, "capture", turns_from_messages(messages))
         return ""
 
+    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs) -> None:
+        """Deliberately nothing: a subagent's result is tool output (web pages, files), which the journal never
+        keeps; what the parent tells the user about it arrives through ``sync_turn`` like any other reply."""
+
     def on_session_end(self, messages) -> None:
         self._call(False, "end_session")
 
