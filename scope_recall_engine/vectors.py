@@ -16,7 +16,7 @@ import sys
 import threading
 import warnings
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Callable, Iterable
@@ -356,21 +356,18 @@ def pending(db) -> int:
 
 @exclusive
 def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult:
-    """Throw the companion away and rebuild it from truth with the configured model."""
-    model = model_id(db)
+    """Throw the companion away and rebuild it from truth with the configured model.
+
+    Every row is queued in the outbox first (one transaction), so a rebuild cut short is finished by whichever
+    drain runs next, in any process."""
+    with write(db):
+        db.execute("insert into vector_outbox (memory_id, generation, created_at) "
+                   "select id, generation, ? from memories", [now()])
     _connect(db).drop_table(TABLE, ignore_missing=True)
     (index_dir(db) / "index.json").unlink(missing_ok=True)
-    result = DrainResult(rebuilt=True)
-    ids = [row[0] for row in db.execute(
-        "select id from memories union select memory_id from vector_outbox order by 1")]
-    for start in range(0, len(ids), BATCH):
-        _apply(db, ids[start:start + BATCH], model, result)
-        if progress:
-            progress(len(ids[start:start + BATCH]))
-    scrub(db)
-    if (table := _table(db)) is not None:
-        ensure_indexes(table)
-    return result
+    result = drain(db, progress=progress)
+    scrub(db)  # one compacted version instead of one per batch
+    return replace(result, rebuilt=True)
 
 
 def check(db) -> CheckResult:

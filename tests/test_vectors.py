@@ -70,6 +70,23 @@ def test_check_reports_missing_stale_and_extra_and_rebuild_repairs(hashed, alice
     assert result.rebuilt and vectors.check(hashed).ok
 
 
+def test_a_rebuild_cut_short_is_finished_by_the_next_drain(hashed, alice, monkeypatch):
+    ids = _store(hashed, alice, ["one fact", "two fact", "three fact"])
+    vectors.drain(hashed)
+    real_drain = vectors.drain
+
+    def killed(db, **kwargs):  # the process dies once the old companion is gone, before anything is rewritten
+        raise SystemExit("killed")
+
+    monkeypatch.setattr(vectors, "drain", killed)
+    with pytest.raises(SystemExit):
+        vectors.rebuild(hashed)
+    assert vectors._table(hashed) is None and vectors.pending(hashed) == len(ids)
+    monkeypatch.setattr(vectors, "drain", real_drain)
+    assert vectors.drain(hashed).upserted == len(ids)
+    assert vectors.check(hashed).ok and indexed(hashed, alice) == set(ids)
+
+
 def _files_containing(directory: Path, needle: bytes) -> list[Path]:
     return [p for p in directory.rglob("*") if p.is_file() and needle in p.read_bytes()]
 
