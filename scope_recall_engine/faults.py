@@ -128,7 +128,8 @@ def digest_worker(db, rng: random.Random, out, until: float | None) -> None:
 
 
 def drain_worker(db, rng: random.Random, out, until: float | None) -> None:
-    """Store and change a few memories, then drain the vector outbox (hash embedder), again and again."""
+    """Store and change a few memories, then drain the vector outbox (hash embedder) or now and then rebuild
+    the companion from truth, again and again."""
     from . import vectors
 
     mine = []
@@ -144,9 +145,10 @@ def drain_worker(db, rng: random.Random, out, until: float | None) -> None:
             _emit(out, "begin", op=op, id=memory_id)
             row = getattr(lifecycle, op)(db, memory_id, human("harness"))
             _emit(out, "ack", op=op, id=memory_id, content=row["content"], lifecycle=row["lifecycle"])
-        _emit(out, "begin", op="drain")
-        result = vectors.drain(db)
-        _emit(out, "ack", op="drain", upserted=result.upserted)
+        op = "rebuild" if rng.random() < 0.15 else "drain"
+        _emit(out, "begin", op=op)
+        result = getattr(vectors, op)(db)
+        _emit(out, "ack", op=op, upserted=result.upserted)
 
 
 WORKERS = {"transitions": transitions_worker, "digest": digest_worker, "drain": drain_worker}
@@ -321,7 +323,7 @@ def digest_invariants(db) -> list[str]:
 
 
 def drain_invariants(db) -> list[str]:
-    """After any number of killed drains, one ordinary drain brings the companion in line with truth."""
+    """After any number of killed drains and rebuilds, one ordinary drain brings the companion in line with truth."""
     from . import vectors
 
     vectors.drain(db)
