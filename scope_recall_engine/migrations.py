@@ -17,13 +17,14 @@ FTS_TABLES = ("memories_fts", "memories_trigram", "memories_context")  # every f
 
 
 def migrate(db: sqlite_utils.Database) -> None:
-    """Apply pending migrations, each in its own transaction with its record."""
-    if not db[MIGRATIONS_TABLE].exists():
-        with db.atomic():
-            db[MIGRATIONS_TABLE].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
+    """Apply pending migrations, each in its own ``BEGIN IMMEDIATE`` transaction with its record (so processes
+    opening a new store at once queue on the lock instead of failing). An up-to-date store takes no lock."""
+    if set(schema_version(db)) >= {fn.__name__ for fn in MIGRATIONS}:
+        return
     for fn in MIGRATIONS:
         db.conn.execute("BEGIN IMMEDIATE")
         try:
+            db[MIGRATIONS_TABLE].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
             applied = db.execute(f"select 1 from {MIGRATIONS_TABLE} where name = ?", [fn.__name__]).fetchone()
             if not applied:
                 fn(db)
@@ -290,6 +291,12 @@ def m007_context_index_and_scope_keys(db):
     """)
     rebuild_context_index(db)
 
+
+
+@migration
+def m008_content_hash_index(db):
+    """Datasette facets and the operator's "same value elsewhere?" look-ups go by content hash alone."""
+    db["memories"].create_index(["content_hash"])
 
 def rebuild_context_index(db) -> None:
     """The context index is derived data: rebuild it from memories (backfill, doctor --repair)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
@@ -28,13 +29,27 @@ def connect(path: str | os.PathLike | None = None, *, migrate_schema: bool = Tru
     path = Path(path).expanduser() if path else default_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode = WAL")
+    _enable_wal(conn)
     conn.execute("PRAGMA synchronous = NORMAL")
     configure(conn)
     db = sqlite_utils.Database(conn)
     if migrate_schema:
         migrate(db)
     return db
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switching a new file to WAL needs it alone for a moment, and SQLite's busy handler does not wait for
+    that: processes creating the same store at once retry here instead of failing with "database is locked"."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def configure(conn: sqlite3.Connection) -> None:

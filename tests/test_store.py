@@ -7,6 +7,7 @@ import pytest
 from scope_recall_engine import lifecycle, store
 from scope_recall_engine.migrations import MIGRATIONS, MIGRATIONS_TABLE, schema_version
 from scope_recall_engine.principals import agent, human, system
+from scope_recall_engine.scope import Identity
 from scope_recall_engine.store import connect, get_memory, history
 
 
@@ -20,11 +21,33 @@ def test_migrations_apply_once_and_are_idempotent_on_an_existing_file(db_path, a
     assert again["memories"].count == 1
 
 
+def test_processes_creating_the_same_store_at_once_all_succeed(tmp_path):
+    """The first open of a new file switches it to WAL and migrates it: racing processes wait, none fails."""
+    import os
+
+    for round_ in range(4):
+        path = tmp_path / f"new-{round_}.sqlite3"
+        children = []
+        for n in range(6):
+            pid = os.fork()
+            if pid == 0:  # the child must never return into pytest
+                code = 1
+                try:
+                    lifecycle.store(connect(path), Identity(user="u"), "user", f"fact {n}", human("racer"))
+                    code = 0
+                finally:
+                    os._exit(code)
+            children.append(pid)
+        codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
+        assert codes == [0] * 6
+        assert connect(path)["memories"].count == 6
+
+
 def test_store_uses_wal_and_real_indexed_columns(db):
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     indexed = {tuple(index.columns) for index in db["memories"].indexes}
-    for column in ("lifecycle", "scope_id", "target", "review_state", "origin", "valid_from", "valid_to",
-                   "created_at", "updated_at"):
+    for column in ("lifecycle", "scope_id", "target", "review_state", "origin", "content_hash", "valid_from",
+                   "valid_to", "created_at", "updated_at"):
         assert (column,) in indexed
     assert ("shared_scope_id", "content_hash") in indexed
 
