@@ -94,12 +94,17 @@ def check_tombstone(db, shared_scope_id: str, content_hash: str) -> None:
 
 
 def _tombstone(db, memory: dict, reason: str, principal: Principal, note: str | None) -> None:
-    stone = {"shared_scope_id": memory["shared_scope_id"], "content_hash": memory["content_hash"],
-             "reason": reason, "principal": str(principal), "at": now(), "memory_id": memory["id"], "note": note}
-    if existing := find_tombstone(db, stone["shared_scope_id"], stone["content_hash"]):
-        db["tombstones"].update(existing["id"], stone)
-    else:
-        db["tombstones"].insert(stone)
+    """Remember a person's no for the memory's value and for every earlier wording of it (an edit before the
+    decision must not leave the original text free to come back)."""
+    hashes = {memory["content_hash"], *(row[0] for row in db.execute(
+        "select content_hash from memory_versions where memory_id = ?", [memory["id"]]))}
+    for value_hash in sorted(hashes):
+        stone = {"shared_scope_id": memory["shared_scope_id"], "content_hash": value_hash, "reason": reason,
+                 "principal": str(principal), "at": now(), "memory_id": memory["id"], "note": note}
+        if existing := find_tombstone(db, stone["shared_scope_id"], value_hash):
+            db["tombstones"].update(existing["id"], stone)
+        else:
+            db["tombstones"].insert(stone)
 
 
 def _insert(db, *, scope_id: str, target: str, content: str, principal: Principal, lifecycle: str,

@@ -75,3 +75,20 @@ def test_purged_values_are_tombstoned_too(db, alice):
         lifecycle.extract(db, alice.shared_scope, "user", "Alice's PIN hint is the old street", system("digest"),
                           origin="digest")
     assert lifecycle.store(db, alice, "user", "Alice's bike is blue", agent("default")).status == "created"
+
+
+@pytest.mark.parametrize("decision", ["reject", "purge"])
+def test_a_no_after_an_edit_covers_every_earlier_wording(db, alice, decision):
+    memory_id = lifecycle.extract(db, alice.shared_scope, "user", "Alice's passport number is X1234567",
+                                  system("digest"), origin="digest").id
+    lifecycle.edit(db, memory_id, human("carol"), "Alice's passport number is X1234567 (expires 2030)")
+    getattr(lifecycle, decision)(db, memory_id, human("carol"))
+    for wording in ("Alice's passport number is X1234567", "alice's passport number is x1234567 (expires 2030)"):
+        with pytest.raises(Tombstoned):
+            lifecycle.store(db, alice, "user", wording, agent("default"))
+        with pytest.raises(Tombstoned):
+            lifecycle.extract(db, alice.shared_scope, "user", wording, system("digest"), origin="digest")
+    # control on the same surfaces: an unrelated value still goes in
+    assert lifecycle.store(db, alice, "user", "Alice's passport is red", agent("default")).status == "created"
+    assert lifecycle.extract(db, alice.shared_scope, "user", "Alice renews passports in May", system("digest"),
+                             origin="digest").status == "created"
