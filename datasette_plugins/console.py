@@ -58,6 +58,17 @@ async def require(datasette, request, action: str) -> None:
 
 
 @hookimpl
+def startup(datasette):
+    """Datasette 0.65 passes an unmatched URL's 404 to rich's ``print_exception`` outside an ``except`` block
+    whenever rich is installed (hermes-agent installs it), and rich's refusal turns every 404 into a 500. The
+    console prints plain tracebacks instead."""
+    if serves_store(datasette):
+        from datasette import handle_exception as default_handler
+
+        default_handler.rich = None
+
+
+@hookimpl
 def forbidden(datasette, request):
     """The store holds personal data: anonymous browsers get the login page, never a page of data."""
     if request.actor is None and request.method == "GET" and serves_store(datasette):

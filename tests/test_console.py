@@ -173,6 +173,19 @@ async def test_anonymous_sees_only_the_login_page(ds):
 
 
 @pytest.mark.asyncio
+async def test_unknown_urls_are_404_not_500(ds, rows):
+    cookies = as_actor(ds, ADMIN)
+    for path in ("/-/scope-recall/memories/1", "/a/b/c/d", "/memory/no_such_table"):
+        assert (await ds.client.get(path, cookies=cookies)).status_code == 404, path
+    token = (await ds.client.get("/-/login", cookies=cookies)).cookies["ds_csrftoken"]
+    response = await ds.client.post("/-/scope-recall/memories/abc/promote", content=f"csrftoken={token}",
+                                    headers={"content-type": "application/x-www-form-urlencoded"},
+                                    cookies={**cookies, "ds_csrftoken": token})
+    assert response.status_code == 404
+    assert (await ds.client.get(f"/memory/memories/{rows['active']}", cookies=cookies)).status_code == 200
+
+
+@pytest.mark.asyncio
 async def test_password_login_gives_the_account_its_role(ds, monkeypatch):
     monkeypatch.setenv("SCOPE_RECALL_VIEWER_PASSWORD_HASH", hash_password("correct horse"))
     page = await ds.client.get("/-/login")
