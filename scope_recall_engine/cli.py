@@ -6,12 +6,13 @@ import functools
 import json
 import sqlite3
 import sys
+from pathlib import Path
 
 import click
 
 from . import config as settings
 from . import lifecycle, retrieval, transfer
-from .errors import ScopeRecallError
+from .errors import NotFound, ScopeRecallError
 from .principals import agent, human
 from .scope import TARGETS, Identity
 from .store import connect, default_path, get_memory, history as memory_history, parse_time
@@ -43,8 +44,13 @@ def cli(ctx, db_path):
     ctx.obj = {"db_path": db_path}
 
 
-def open_db():
-    return connect(click.get_current_context().obj["db_path"])
+def open_db(*, existing: bool = False):
+    """The store this invocation names; ``existing`` for diagnostics, where a mistyped path must not pass as a
+    new, healthy, empty store."""
+    path = click.get_current_context().obj["db_path"] or default_path()
+    if existing and not Path(path).expanduser().exists():
+        raise NotFound(f"no store at {path} (check --db or SCOPE_RECALL_DB)")
+    return connect(path)
 
 
 def load_config() -> settings.Config:
@@ -234,7 +240,7 @@ def doctor(repair, as_json):
     """Check the store's health; exit 1 on any problem, naming the repair command."""
     from . import doctor as health
 
-    db = open_db()
+    db = open_db(existing=True)
     if repair:
         click.echo(f"rebuilt: {', '.join(health.repair(db))}", err=True)
     checks = health.run(db)

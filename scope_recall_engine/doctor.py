@@ -94,12 +94,11 @@ def versions(db) -> Check:
 
 @check
 def vector_companion(db) -> Check:
-    """The LanceDB companion agrees with truth, except for changes still queued in the outbox (converging)."""
+    """The LanceDB companion agrees with truth, except for changes still queued in the outbox (converging);
+    with no companion yet, every embeddable memory must at least be queued."""
     from . import vectors
 
     queued = vectors.pending(db)
-    if not vectors.exists(db):
-        return Check("vector_companion", True, f"no index yet; {queued} memories queued (scope-recall index drain)")
     try:
         found = vectors.check(db)
     except Exception as error:  # a missing or corrupt companion is a problem with a known repair
@@ -108,10 +107,15 @@ def vector_companion(db) -> Check:
     waiting = {row[0] for row in db.execute("select distinct memory_id from vector_outbox")}
     missing = [i for i in found.missing if i not in waiting]
     stale = [i for i in found.stale if i not in waiting]
-    ok = not (missing or stale or found.extra or found.repairs) and found.model == found.index_model
-    detail = (f"{found.indexed} indexed of {found.expected}; missing {len(missing)}, stale {len(stale)}, "
-              f"extra {len(found.extra)}, flagged for repair {found.repairs}, queued {queued}; "
-              f"model {found.model} (index built with {found.index_model})")
+    built = vectors.exists(db)
+    ok = not (missing or stale or found.extra or found.repairs) and (found.model == found.index_model or not built)
+    if built:
+        detail = (f"{found.indexed} indexed of {found.expected}; missing {len(missing)}, stale {len(stale)}, "
+                  f"extra {len(found.extra)}, flagged for repair {found.repairs}, queued {queued}; "
+                  f"model {found.model} (index built with {found.index_model})")
+    else:
+        detail = (f"no index yet; {queued} memories queued (scope-recall index drain), "
+                  f"{len(missing)} neither indexed nor queued")
     return Check("vector_companion", ok, detail, None if ok else "scope-recall index rebuild")
 
 

@@ -56,3 +56,25 @@ def test_vector_companion_drift_is_found_and_rebuild_repairs_it(db, db_path, ali
     assert "vector_companion" in names_failing(db)
     vectors.rebuild(db)
     assert "vector_companion" not in names_failing(db)
+
+
+def test_a_lost_companion_is_reported_and_rebuild_repairs_it(db, db_path, alice):
+    import shutil
+
+    from scope_recall_engine import config, embedders, vectors
+
+    config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
+    seeded(db, alice)
+    vectors.drain(db)
+    assert "vector_companion" not in names_failing(db)  # control: drained and whole
+    shutil.rmtree(vectors.index_dir(db))  # e.g. the store was copied without its .vectors directory
+    assert "vector_companion" in names_failing(db)
+    vectors.rebuild(db)
+    assert "vector_companion" not in names_failing(db)
+
+
+def test_doctor_refuses_a_path_with_no_store(tmp_path, db_path, db):
+    missing = tmp_path / "typo" / "memory.sqlite3"
+    result = CliRunner().invoke(cli, ["--db", str(missing), "doctor"])
+    assert result.exit_code == 1 and "no store at" in result.stderr and not missing.parent.exists()
+    assert CliRunner().invoke(cli, ["--db", str(db_path), "doctor"]).exit_code == 0  # control: a real store
