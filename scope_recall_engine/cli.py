@@ -143,10 +143,15 @@ def search(identity, limit, as_of, trusted_only, batch, as_json, query):
     if batch:
         for line in batch:
             line = line.rstrip("\n")
-            hits = [hit.as_dict() for hit in retrieval.search(db, view, line, limit)]
-            click.echo(json.dumps({"query": line, "hits": hits}, ensure_ascii=False))
+            result = retrieval.search(db, view, line, limit)
+            hits = [hit.as_dict() for hit in result]
+            click.echo(json.dumps({"query": line, "hits": hits, **({"degraded": True} if result.degraded else {})},
+                                  ensure_ascii=False))
         return
-    hits = [hit.as_dict() for hit in retrieval.search(db, view, query, limit)]
+    result = retrieval.search(db, view, query, limit)
+    if result.degraded:
+        click.echo(f"degraded: lexical lanes only; vector lane {result.lanes['vector']}", err=True)
+    hits = [hit.as_dict() for hit in result]
     text = "\n".join(f"[{h['id']}] {h['score']:.3f} {h['target']}: {h['content']}" for h in hits) or "no match"
     emit(hits, as_json, text)
 

@@ -166,9 +166,14 @@ def test_cli_search_json_keeps_its_fields(db_path, alice):
     runner = CliRunner()
     runner.invoke(cli, ["--db", str(db_path), "store", "--user", "alice", "--target", "memory", FACTS["tea"]])
     out = runner.invoke(cli, ["--db", str(db_path), "search", "--user", "alice", "--json", "green tea"])
-    hits = json.loads(out.output)
+    hits = json.loads(out.stdout)
     assert out.exit_code == 0 and hits[0]["content"] == FACTS["tea"]
     assert {"id", "content", "target", "score"} <= set(hits[0])
+    # no companion yet: the lexical answer comes back, and stderr says it is degraded
+    assert "degraded: lexical lanes only; vector lane no vector index yet" in out.stderr
+    runner.invoke(cli, ["--db", str(db_path), "index", "drain"])
+    out = runner.invoke(cli, ["--db", str(db_path), "search", "--user", "alice", "--json", "green tea"])
+    assert json.loads(out.stdout)[0]["content"] == FACTS["tea"] and "degraded" not in out.stderr
 
 
 def test_cli_index_commands(db_path, alice):

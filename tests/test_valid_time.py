@@ -13,7 +13,7 @@ def search(runner, db_path, query, as_of=None):
     args = ["--db", str(db_path), "search", "--user", "alice", "--json", query]
     result = runner.invoke(cli, args + (["--as-of", as_of] if as_of else []))
     assert result.exit_code == 0, result.output
-    return [hit["content"] for hit in json.loads(result.output)]
+    return [hit["content"] for hit in json.loads(result.stdout)]
 
 
 def test_review_supersede_and_search_as_of(db_path):
