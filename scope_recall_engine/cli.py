@@ -97,7 +97,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 @click.argument("text")
 def store(identity, target, by, as_json, text):
     """Store TEXT as an active memory (the user asked to keep it)."""
-    principal = human(by) if by else agent(identity.agent)
+    principal = human(by) if by is not None else agent(identity.agent)
     result = lifecycle.store(open_db(), identity, target, text, principal)
     emit(result.as_dict(), as_json, f"{result.status}: memory {result.id} ({result.lifecycle})")
 

@@ -93,6 +93,15 @@ def test_review_flow_and_history_shape(run, tmp_path):
     assert set(data["audit"][0]) >= {"action", "principal", "at", "from_state", "to_state", "reason"}
 
 
+def test_store_by_names_a_person_and_an_empty_name_is_refused(run, db):
+    assert store(run, "alice", "Alice fixes clocks", "user", "--by", "dana")["status"] == "created"
+    assert db["audit_events"].get(1)["principal"] == "human:dana"
+    for blank in ("", "  "):
+        refused = run("store", "--user", "alice", "--target", "user", "--by", blank, "Alice fixes radios")
+        assert refused.exit_code == 1 and "non-empty name" in refused.stderr
+    assert db["memories"].count == 1
+
+
 def test_review_commands_require_by_and_report_illegal_transitions(run):
     store(run, "alice", "Alice fixes clocks")
     assert run("review", "promote", "1").exit_code == 2  # --by is required
