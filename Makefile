@@ -2,6 +2,8 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export OMP_NUM_THREADS ?= 1
 
 .PHONY: demo test bench clean
@@ -15,8 +17,12 @@ $(BIN)/scope-recall: pyproject.toml
 demo: $(BIN)/scope-recall
 	$(BIN)/scope-recall demo
 
-test: $(BIN)/scope-recall
+test: $(BIN)/scope-recall $(CHROMIUM)
 	$(BIN)/python -m pytest -q
+
+# The console's browser test drives Debian's Chromium (never a browser downloaded at test time).
+$(CHROMIUM):
+	$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
 
 bench: $(BIN)/scope-recall
 	$(BIN)/python -m pytest -q -m slow

@@ -1,6 +1,6 @@
 """The real server on 127.0.0.1, driven by headless Chromium: log in, open the queue, promote by clicking.
 
-Uses Debian's /usr/bin/chromium (`.ci/run` installs it) through playwright's bundled driver; no browser is
+Uses Debian's /usr/bin/chromium (`make test` installs it) through playwright's bundled driver; no browser is
 downloaded. Missing Chromium fails this test on purpose. Set SCOPE_RECALL_SCREENSHOT=docs/review-queue.png to
 refresh the README's screenshot.
 """
@@ -67,7 +67,7 @@ def _wait_until_up(url: str, process, timeout: float = 30.0) -> None:
 
 
 def test_operator_logs_in_and_promotes_a_candidate_by_clicking(server, tmp_path):
-    assert CHROMIUM.exists(), "Debian's chromium is required: apt-get install -y chromium (.ci/run does)"
+    assert CHROMIUM.exists(), "Debian's chromium is required: apt-get install -y chromium (make test does)"
     from playwright.sync_api import sync_playwright
 
     base, path = server
