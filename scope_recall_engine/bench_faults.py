@@ -7,7 +7,10 @@ property-test counts are the sizes of what the test suite tries (the fixture fil
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -58,15 +61,14 @@ def hostile_count() -> int | None:
 
 
 def property_examples() -> dict | None:
-    """Examples hypothesis runs per property test (its settings), and how many property tests there are."""
+    """Run the property tests and count the examples hypothesis actually passed (None in an installed copy
+    without the tests)."""
     if not PROPERTY_TESTS.exists():
         return None
-    text = PROPERTY_TESTS.read_text(encoding="utf-8")
-    tests, per_test = text.count("@given("), 0
-    for line in text.splitlines():
-        if line.startswith("EXAMPLES = "):
-            per_test = int(line.split("=")[1].split("#")[0])
-    return {"tests": tests, "examples_per_test": per_test, "examples_total": tests * per_test}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(PROPERTY_TESTS),
+                           "--hypothesis-show-statistics"], capture_output=True, text=True, cwd=ROOT)
+    passing = [int(n) for n in re.findall(r"^\s*- (\d+) passing", done.stdout, re.MULTILINE)]
+    return {"tests": len(passing), "examples_total": sum(passing), "ok": done.returncode == 0}
 
 
 @click.command(name="faults")
@@ -83,7 +85,8 @@ def faults_bench(kills, seconds, writers, seed, as_json):
         click.echo(json.dumps(result))
     else:
         _print(result)
-    if not (result["kills_survived"] and result["concurrent"]["ok"] and not result["decision_race"]["violations"]):
+    if not (result["kills_survived"] and result["concurrent"]["ok"] and not result["decision_race"]["violations"]
+            and (result["property_examples"] or {"ok": True})["ok"]):
         raise SystemExit(1)
 
 
@@ -103,5 +106,5 @@ def _print(result: dict) -> None:
         click.echo(f"hostile inputs in the corpus (tests/test_hostile.py): {result['hostile_inputs']}")
     if result["property_examples"]:
         p = result["property_examples"]
-        click.echo(f"property tests (tests/test_properties.py): {p['tests']} x {p['examples_per_test']} examples "
-                   f"= {p['examples_total']}")
+        click.echo(f"property tests (tests/test_properties.py): {p['examples_total']} passing examples over "
+                   f"{p['tests']} tests{'' if p['ok'] else ', FAILED (run them with pytest)'}")

@@ -108,3 +108,4 @@ def test_bench_faults_prints_every_figure():
     assert figures["concurrent"]["ok"] and figures["concurrent"]["writers"] == 4
     assert figures["decision_race"]["violations"] == 0
     assert figures["hostile_inputs"] >= 30 and figures["property_examples"]["examples_total"] >= 300
+    assert figures["property_examples"]["ok"]

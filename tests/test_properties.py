@@ -21,7 +21,7 @@ from scope_recall_engine.scope import Identity
 from scope_recall_engine.store import connect
 from scope_recall_engine.visibility import View
 
-EXAMPLES = 100  # per property test (bench faults reports this times the number of @given tests)
+EXAMPLES = 100  # per property test (bench faults counts the examples that pass)
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ME = human("prop")
 
