@@ -98,13 +98,13 @@ def vector_companion(db) -> Check:
     with no companion yet, every embeddable memory must at least be queued."""
     from . import vectors
 
-    queued = vectors.pending(db)
     try:
         found = vectors.check(db)
     except Exception as error:  # a missing or corrupt companion is a problem with a known repair
         return Check("vector_companion", False, f"unreadable: {type(error).__name__}: {error}"[:300],
                      "scope-recall index rebuild")
     waiting = {row[0] for row in db.execute("select distinct memory_id from vector_outbox")}
+    queued = len(waiting)
     missing = [i for i in found.missing if i not in waiting]
     stale = [i for i in found.stale if i not in waiting]
     built = vectors.exists(db)

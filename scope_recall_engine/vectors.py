@@ -332,10 +332,7 @@ def bulk_load(db, texts: list[str]) -> int:
     model = model_id(db)
     computed = embedders.embed_passages(embedders.get_model(model), texts)
     by_hash = {content_hash(t): i for i, t in enumerate(texts)}
-    placeholders = ", ".join("?" for _ in UNEMBEDDED_TARGETS)
-    rows = db.execute("select id, scope_id, lifecycle, content_hash, generation from memories "
-                      f"where lifecycle != 'purged' and target not in ({placeholders})", UNEMBEDDED_TARGETS).fetchall()
-    rows = [row for row in rows if row[3] in by_hash]
+    rows = [row for row in _embeddable(db) if row[3] in by_hash]
     matrix = np.asarray(computed, dtype=np.float32)[[by_hash[row[3]] for row in rows]]
     columns = list(zip(*rows)) if rows else [[]] * 5
     data = pa.table({
@@ -348,6 +345,13 @@ def bulk_load(db, texts: list[str]) -> int:
     table.add(data)
     ensure_indexes(table)
     return len(rows)
+
+
+def _embeddable(db) -> list[tuple]:
+    """(id, scope_id, lifecycle, content_hash, generation) of every row the companion should hold."""
+    placeholders = ", ".join("?" for _ in UNEMBEDDED_TARGETS)
+    return db.execute("select id, scope_id, lifecycle, content_hash, generation from memories "
+                      f"where lifecycle != 'purged' and target not in ({placeholders})", UNEMBEDDED_TARGETS).fetchall()
 
 
 def pending(db) -> int:
@@ -372,10 +376,7 @@ def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult
 
 def check(db) -> CheckResult:
     """Compare the companion with truth: rows missing, stale (hash, generation, lifecycle, scope, model), extra."""
-    placeholders = ", ".join("?" for _ in UNEMBEDDED_TARGETS)
-    truth = {row[0]: row[1:] for row in db.execute(
-        f"select id, scope_id, lifecycle, content_hash, generation from memories "
-        f"where lifecycle != 'purged' and target not in ({placeholders})", UNEMBEDDED_TARGETS)}
+    truth = {row[0]: row[1:] for row in _embeddable(db)}
     model = model_id(db)
     table = _table(db) if exists(db) else None
     indexed = {}
