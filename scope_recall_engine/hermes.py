@@ -123,7 +123,6 @@ class Runtime:
     def __init__(self, session_id: str, hermes_home: str | Path, **kwargs):
         self.db_path = store_path(hermes_home)
         self.config = settings.load(self.db_path)
-        self.platform = kwargs.get("platform") or "cli"
         self.primary = (kwargs.get("agent_context") or "primary") == "primary"
         self.session_id = session_id or "default"
         self._gateway_key = kwargs.get("gateway_session_key")
@@ -133,7 +132,7 @@ class Runtime:
         self._lock = threading.Lock()
         self._closed = False
         self.worker = Worker(f"scope-recall-{self.session_id}")
-        self.curated = CuratedLane(Path(hermes_home) / "memories") if self.platform == "cli" else None
+        self.curated = CuratedLane(Path(hermes_home) / "memories") if self.identity.platform == "cli" else None
         self.builtin_writes = 0
         with self.db() as db:
             self.counts = recall.visible_counts(db, self.view())
@@ -288,7 +287,7 @@ def turns_from_messages(messages: list | None) -> list[tuple[str, str]]:
     """(role, text) of the user and assistant messages in an OpenAI-style list; tool traffic is not captured."""
     turns = []
     for message in messages or []:
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        if not isinstance(message, dict) or message.get("role") not in journal.JOURNALED_ROLES:
             continue
         content = message.get("content")
         if isinstance(content, list):

@@ -128,7 +128,7 @@ def _search(ctx: ToolContext, args: dict) -> dict:
     limit = min(max(_int(args, "limit") or 5, 1), MAX_SEARCH_RESULTS)
     found = retrieval.search(ctx.db, ctx.view, query, limit)
     results = [{"id": hit.id, "target": hit.target, "content": recall.neutralize(hit.content)}
-               for hit in found.hits[:limit]]
+               for hit in found.hits]
     ids = [result["id"] for result in results]
     recall.record(ctx.db, ctx.view, query, surface=ctx.surface, session_key=ctx.session_key, ranked_ids=ids,
                   packed_ids=ids, miss_reason=found.miss_reason, degraded=found.degraded)
