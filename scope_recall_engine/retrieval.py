@@ -284,7 +284,8 @@ def truth(db, view: View, ids) -> dict[int, tuple[Hit, str]]:
 
 
 def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tuple[Hit, float]]:
-    """Keep a vector hit only if truth, under VISIBLE, has the same row with the same hash; flag the rest."""
+    """Keep a vector hit only if truth, under VISIBLE, has the same row with the same hash; flag for repair the
+    hits the companion holds wrongly."""
     from . import vectors
 
     if not ids:
@@ -292,14 +293,30 @@ def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tup
     rows = truth(db, view, ids)
     queued = {row[0] for row in db.execute("select distinct memory_id from vector_outbox where memory_id in "
                                            "(select value from json_each(?))", [json.dumps(ids)])}
-    verified = {}
+    verified, unseen = {}, []
     for memory_id in ids:
         row, at = rows.get(memory_id), scores.position[memory_id]
         if row and row[1] == scores.hashes[at] and row[0].scope_id == scores.scope_ids[at]:
             verified[memory_id] = (row[0], float(scores.similarity[at]))
-        elif memory_id not in queued:  # not a change still waiting for the drainer: the companion is wrong
-            vectors.mark_for_repair(db, memory_id, "vector hit disagrees with truth (hash, scope or visibility)")
+        elif memory_id not in queued:  # not a change still waiting for the drainer
+            unseen.append(memory_id)
+    for memory_id in _companion_wrong(db, unseen, scores):
+        vectors.mark_for_repair(db, memory_id, "vector hit disagrees with truth (hash, scope or lifecycle)")
     return verified
+
+
+def _companion_wrong(db, ids: list[int], scores: DenseScores) -> list[int]:
+    """Of hits the view did not see, those the companion holds wrongly. A row can be right in the companion and
+    still invisible to this view (trusted-only, or outside an as-of window): that is no reason to repair it."""
+    from . import vectors
+
+    if not ids:
+        return []
+    found = {row[0]: row[1:] for row in db.execute(
+        "select id, content_hash, scope_id, lifecycle from memories where id in (select value from json_each(?))",
+        [json.dumps(ids)])}
+    held = {i: (scores.hashes[scores.position[i]], scores.scope_ids[scores.position[i]]) for i in ids}
+    return [i for i in ids if i not in found or found[i][:2] != held[i] or found[i][2] not in vectors.LOADED_STATES]
 
 
 def _zscore(values: list[float], population: int) -> list[float]:

@@ -27,6 +27,7 @@ from .store import enqueue_vector_sync, now, write
 
 TABLE = "memories"
 UNEMBEDDED_TARGETS = ("general",)  # scratch rows are found by the lexical lanes only
+LOADED_STATES = ("active", "superseded")  # what a query can score (superseded rows serve as-of searches)
 BATCH = 64
 REPORT_IDS = 50  # ids listed per category in check()
 INDEX_MIN_ROWS = 2000
@@ -434,7 +435,7 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
             if key in _SCOPES:
                 _SCOPES.move_to_end(key)
         return cached[1]
-    data = (table.search().where(f"{_in('scope_id', [scope_id])} AND {_in('lifecycle', ['active', 'superseded'])}")
+    data = (table.search().where(f"{_in('scope_id', [scope_id])} AND {_in('lifecycle', LOADED_STATES)}")
             .select(["id", "content_hash", "lifecycle", "vector"]).limit(None).to_arrow())
     ids = data["id"].to_numpy()
     width = data.schema.field("vector").type.list_size

@@ -5,7 +5,7 @@ from click.testing import CliRunner
 
 from scope_recall_engine import config, embedders, lifecycle, retrieval, vectors
 from scope_recall_engine.cli import cli
-from scope_recall_engine.principals import human
+from scope_recall_engine.principals import agent, human
 from scope_recall_engine.visibility import View
 
 ME = human("tester")
@@ -97,6 +97,20 @@ def test_tampered_hash_never_reaches_results_and_marks_repair(hashed, alice):
     assert vectors.check(hashed).repairs == 1
     vectors.drain(hashed)  # the repair mark queued the id: the drainer rewrites it from truth
     assert vectors.check(hashed).ok and ids["tea"] in retrieval.vector(hashed, view, FACTS["tea"])[0].hits
+
+
+def test_rows_a_view_may_not_see_are_not_mistaken_for_a_broken_companion(hashed, alice):
+    ids = _fill(hashed, alice)  # stored by a person (human_reviewed) ...
+    asserted = lifecycle.store(hashed, alice, "memory", "alice drinks green tea with mint", agent("a")).id
+    vectors.drain(hashed)  # ... and one by the agent, which a trusted-only view does not see
+    trusted = View(alice.accessible(), trusted_only=True)
+    lane, _ = retrieval.vector(hashed, trusted, FACTS["tea"])
+    assert ids["tea"] in lane.hits and asserted not in lane.hits
+    assert vectors.check(hashed).repairs == 0 and vectors.pending(hashed) == 0
+    # control on the same surface: a companion row that really disagrees with truth is still flagged
+    vectors._table(hashed).update(where=f"id = {asserted}", values={"content_hash": "0" * 64})
+    retrieval.vector(hashed, trusted, FACTS["tea"])
+    assert vectors.check(hashed).repairs == 1
 
 
 def test_companion_row_pointed_at_another_scope_is_dropped(hashed, alice, bob):
