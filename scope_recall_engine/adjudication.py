@@ -14,7 +14,7 @@ from typing import Protocol
 
 from . import journal, lifecycle
 from .content import content_hash, normalize, validate
-from .errors import InvalidInput, Tombstoned
+from .errors import InvalidInput
 from .plugins import load_plugins
 from .principals import system
 from .retrieval import query_terms, scoped_match
@@ -152,7 +152,10 @@ def by_rules(fact: Fact, fact_hash: str, near: list[Neighbour]) -> Decision:
 
 
 MODEL_SEES = ("active", "candidate")
-REQUIRED_STATE = {"UPDATE": ("candidate",), "SUPERSEDE": ("active",), "NOOP": KNOWN_STATES, "ADD": None}
+REQUIRED_STATE = {  # the states the transition that carries out each decision starts from
+    "UPDATE": lifecycle.RULES["revise"].from_states, "SUPERSEDE": lifecycle.RULES["supersede"].from_states,
+    "NOOP": KNOWN_STATES, "ADD": None,
+}
 
 
 def checked(proposal: Decision | None, near: list[Neighbour], rules: Decision) -> Decision:
@@ -189,11 +192,9 @@ def _assess(db, scope_id: str, fact: Fact, extra_ids: tuple[int, ...]):
     """Tombstone check, nearest rows and the rules' decision; an early decision when nothing else may apply."""
     try:
         fact_hash = content_hash(validate(fact.content))
-        lifecycle.check_tombstone(db, shared_part(scope_id), fact_hash)
     except InvalidInput as error:
         return [], Decision("INVALID", None, str(error)), True
-    except Tombstoned:
-        stone = lifecycle.find_tombstone(db, shared_part(scope_id), fact_hash)
+    if stone := lifecycle.find_tombstone(db, shared_part(scope_id), fact_hash):
         return [], Decision("TOMBSTONED", stone["memory_id"], f"value was {stone['reason']} (memory "
                             f"{stone['memory_id']})", tombstone=stone["reason"]), True
     if refusal := load_plugins().hook.admission_policy(content=fact.content, target=fact.target, scope_id=scope_id):
