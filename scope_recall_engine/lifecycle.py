@@ -107,13 +107,13 @@ def _tombstone(db, memory: dict, reason: str, principal: Principal, note: str | 
             db["tombstones"].insert(stone)
 
 
-def _insert(db, *, scope_id: str, target: str, content: str, principal: Principal, lifecycle: str,
-            review_state: str, origin: str, valid_from: str | None = None, supersedes: int | None = None,
-            reason: str | None = None, details: dict | None = None) -> dict:
+def _insert(db, *, scope_id: str, target: str, content: str, content_hash: str, principal: Principal,
+            lifecycle: str, review_state: str, origin: str, valid_from: str | None = None,
+            supersedes: int | None = None, reason: str | None = None, details: dict | None = None) -> dict:
     at = now()
     row = {
         "scope_id": scope_id, "shared_scope_id": shared_part(scope_id), "target": target, "content": content,
-        "content_hash": text.content_hash(content), "lifecycle": lifecycle, "review_state": review_state,
+        "content_hash": content_hash, "lifecycle": lifecycle, "review_state": review_state,
         "origin": origin, "created_by": str(principal), "valid_from": valid_from, "valid_to": None,
         "created_at": at, "updated_at": at, "version": 1, "generation": 1, "corroborations": 0,
         "supersedes": supersedes, "context_id": _context_of(db, scope_id, at), "scope_key": scope_key(scope_id),
@@ -168,7 +168,8 @@ def _admit(db, scope_id: str, target: str, content: str, principal: Principal, *
             return StoreResult(existing["id"], "active", "duplicate")
         if existing:
             return _corroborate(db, existing, principal)
-        memory = _insert(db, scope_id=scope_id, target=target, content=content, principal=principal, **insert)
+        memory = _insert(db, scope_id=scope_id, target=target, content=content, content_hash=content_hash,
+                         principal=principal, **insert)
         return StoreResult(memory["id"], memory["lifecycle"], "created")
 
 
@@ -193,8 +194,7 @@ def extract(db, scope_id: str, target: str, content: str, principal: Principal, 
                   origin=origin, reason=reason, supersedes=supersedes, details=details)
 
 
-def _transition(db, action: str, memory_id: int, principal: Principal, scopes, reason, **changes) -> dict:
-    memory = get_memory(db, memory_id)
+def _transition(db, action: str, memory: dict, principal: Principal, scopes, reason, **changes) -> dict:
     authorize(action, principal, memory, scopes)
     updated = update_memory(db, memory, **changes)
     audit(db, memory, action, principal, from_state=memory["lifecycle"], to_state=updated["lifecycle"],
@@ -210,7 +210,7 @@ def promote(db, memory_id: int, principal: Principal, *, reason: str | None = No
         changes = {"lifecycle": "active", "review_state": "human_reviewed"}
         if candidate["supersedes"]:
             changes["valid_from"] = candidate["valid_from"] or now()
-        promoted = _transition(db, "promote", memory_id, principal, scopes, reason, **changes)
+        promoted = _transition(db, "promote", candidate, principal, scopes, reason, **changes)
         if promoted["supersedes"]:
             _close(db, get_memory(db, promoted["supersedes"]), promoted["id"], principal, promoted["valid_from"])
         return promoted
@@ -220,7 +220,7 @@ def reject(db, memory_id: int, principal: Principal, *, reason: str | None = Non
            scopes: tuple[str, ...] | None = None) -> dict:
     """A person's no: the candidate is rejected and its value tombstoned for the shared scope."""
     with write(db):
-        rejected = _transition(db, "reject", memory_id, principal, scopes, reason, lifecycle="rejected")
+        rejected = _transition(db, "reject", get_memory(db, memory_id), principal, scopes, reason, lifecycle="rejected")
         _tombstone(db, rejected, "rejected", principal, reason)
         return rejected
 
@@ -230,7 +230,7 @@ def archive(db, memory_id: int, principal: Principal, *, reason: str | None = No
     """Forget, reversibly: out of recall, remembered for restore."""
     with write(db):
         memory = get_memory(db, memory_id)
-        return _transition(db, "archive", memory_id, principal, scopes, reason, lifecycle="archived",
+        return _transition(db, "archive", memory, principal, scopes, reason, lifecycle="archived",
                            previous_lifecycle=memory["lifecycle"])
 
 
@@ -238,7 +238,7 @@ def restore(db, memory_id: int, principal: Principal, *, reason: str | None = No
             scopes: tuple[str, ...] | None = None) -> dict:
     with write(db):
         memory = get_memory(db, memory_id)
-        return _transition(db, "restore", memory_id, principal, scopes, reason,
+        return _transition(db, "restore", memory, principal, scopes, reason,
                            lifecycle=memory["previous_lifecycle"] or "candidate", previous_lifecycle=None)
 
 
@@ -288,11 +288,12 @@ def supersede(db, memory_id: int, principal: Principal, content: str, *, reason:
     with write(db):
         old = get_memory(db, memory_id)
         authorize("supersede", principal, old, scopes)
-        check_tombstone(db, old["shared_scope_id"], text.content_hash(content))
+        content_hash = text.content_hash(content)
+        check_tombstone(db, old["shared_scope_id"], content_hash)
         at = now()
-        new = _insert(db, scope_id=old["scope_id"], target=old["target"], content=content, principal=principal,
-                      lifecycle="active", review_state=_standing(principal), origin="correction", valid_from=at,
-                      supersedes=old["id"], reason=reason or f"supersedes memory {old['id']}")
+        new = _insert(db, scope_id=old["scope_id"], target=old["target"], content=content, content_hash=content_hash,
+                      principal=principal, lifecycle="active", review_state=_standing(principal), origin="correction",
+                      valid_from=at, supersedes=old["id"], reason=reason or f"supersedes memory {old['id']}")
         _close(db, old, new["id"], principal, at, reason)
         return new
 

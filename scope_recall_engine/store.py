@@ -103,11 +103,11 @@ def get_memory(db: sqlite_utils.Database, memory_id: int) -> dict:
         raise NotFound(f"no memory with id {memory_id}") from None
 
 
-def audit(db, memory: dict | None, action: str, principal: Principal, *, from_state=None, to_state=None,
-          reason=None, scope_id=None) -> None:
+def audit(db, memory: dict, action: str, principal: Principal, *, from_state=None, to_state=None,
+          reason=None) -> None:
     db["audit_events"].insert({
-        "memory_id": memory["id"] if memory else None,
-        "scope_id": scope_id or (memory["scope_id"] if memory else None),
+        "memory_id": memory["id"],
+        "scope_id": memory["scope_id"],
         "action": action,
         "principal": str(principal),
         "principal_kind": principal.kind,
