@@ -277,9 +277,8 @@ async def review_page(request, datasette):
     scope_id = request.args.get("scope") or None
     after = request.args.get("after", "")
     page = await read(datasette, review_queue.queue, scope_id, after=int(after) if after.isdigit() else None)
-    scopes = await read(datasette, review_queue.waiting_scopes)
     return Response.html(await datasette.render_template("scope_recall_review.html", {
-        "page": page, "items": page.items, "scopes": scopes, "selected_scope": scope_id, "base": BASE,
+        "page": page, "items": page.items, "scopes": page.scopes, "selected_scope": scope_id, "base": BASE,
         "next_url": page.next_after and datasette.urls.path(f"{BASE}/review") + "?" + urllib.parse.urlencode(
             {**({"scope": scope_id} if scope_id else {}), "after": page.next_after}),
         "can_act": await datasette.permission_allowed(request.actor, ACT, default=False),

@@ -44,18 +44,16 @@ def waiting_scopes(db: sqlite_utils.Database) -> list[dict]:
             for scope_id, waiting, oldest in rows]
 
 
-def _waiting(scope_id: str | None) -> tuple[str, list]:
-    """The candidates waiting for a person, in all scopes or one: a where clause and its parameters."""
-    return ("lifecycle = 'candidate' and scope_id = ?", [scope_id]) if scope_id else ("lifecycle = 'candidate'", [])
-
-
 def candidates(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = PAGE_SIZE,
                after: int | None = None) -> list[dict]:
     """Candidates oldest first (the ones that waited longest are decided first), optionally of one scope.
 
     ``after`` is the id of the last candidate of the previous page: keyset paging, so deciding rows on one page
     never shifts the next page past rows nobody has seen."""
-    where, params = _waiting(scope_id)
+    where, params = "lifecycle = 'candidate'", []
+    if scope_id:
+        where += " and scope_id = ?"
+        params.append(scope_id)
     if after is not None:
         where += " and (created_at, id) > (select created_at, id from memories where id = ?)"
         params.append(after)
@@ -71,10 +69,12 @@ def nearest_active(db: sqlite_utils.Database, memory: dict, limit: int = NEAREST
 
 @dataclass
 class Page:
-    """One page of the queue, and where the next one starts (None on the last page)."""
+    """One page of the queue, how many wait in all, the scopes they wait in, and where the next page starts
+    (None on the last page)."""
 
     items: list[QueueItem]
     waiting: int
+    scopes: list[dict]
     next_after: int | None
 
 
@@ -85,8 +85,9 @@ def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = P
     items = [QueueItem(memory=row, scope_label=label(row["scope_id"]), evidence=journal.sources(db, row["id"]),
                        nearest=nearest_active(db, row))
              for row in rows[:limit]]
-    waiting = db["memories"].count_where(*_waiting(scope_id))
-    return Page(items, waiting, rows[limit - 1]["id"] if len(rows) > limit else None)
+    scopes = waiting_scopes(db)
+    waiting = sum(s["waiting"] for s in scopes if scope_id in (None, s["scope_id"]))
+    return Page(items, waiting, scopes, rows[limit - 1]["id"] if len(rows) > limit else None)
 
 
 def human_actions(memory: dict) -> list[str]:
