@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import click
+
 from . import content as text
 from . import lifecycle, retrieval, vectors
 from .migrations import scope_key
@@ -131,34 +133,24 @@ def run(rows: int, scopes: int, *, pool_size: int = 3000, query_count: int = 300
             "model": model}
 
 
-def bench_group():
-    """The `scope-recall bench` commands (built on demand so importing this module never imports the CLI)."""
-    import click
+@click.command(name="recall")
+@click.option("--rows", type=click.IntRange(1), required=True, help="Memories to fill.")
+@click.option("--scopes", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--queries", "query_count", type=click.IntRange(10), default=300, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def recall_command(rows, scopes, query_count, as_json):
+    """Recall latency p50/p95/p99 (lexical-only and hybrid), store and drain throughput."""
+    from .cli import emit  # here, not at import: the CLI imports the bench commands
 
-    from .cli import emit, json_option
-
-    @click.group(name="bench")
-    def group():
-        """Benchmarks (not part of the test run)."""
-
-    @group.command(name="recall")
-    @click.option("--rows", type=click.IntRange(1), required=True, help="Memories to fill.")
-    @click.option("--scopes", type=click.IntRange(1), default=100, show_default=True)
-    @click.option("--queries", "query_count", type=click.IntRange(10), default=300, show_default=True)
-    @json_option
-    def recall_command(rows, scopes, query_count, as_json):
-        """Recall latency p50/p95/p99 (lexical-only and hybrid), store and drain throughput."""
-        say = (lambda message: click.echo(message, err=True))
-        report = run(rows, scopes, query_count=query_count, progress=say)
-        lines = [f"{rows} rows over {scopes} scopes, {report['distinct_texts']} distinct texts "
-                 "(rows with the same text reuse its vector)"]
-        lines += [f"{name:<8} p50 {r['p50_ms']:>7.2f} ms  p95 {r['p95_ms']:>7.2f} ms  p99 {r['p99_ms']:>7.2f} ms"
-                  for name, r in (("lexical", report["lexical"]), ("hybrid", report["hybrid"]),
-                                  ("hybrid, first query per scope (loads its vectors)",
-                                   report["hybrid_first_query_per_scope"]))]
-        lines += [f"store    {report['store_per_s']:.0f}/s (lifecycle.store, no embedding)",
-                  f"drain    {report['drain_per_s']:.1f}/s (embedding with {report['model']})",
-                  f"degraded {report['degraded_queries']} of 20 checked queries"]
-        emit(report, as_json, "\n".join(lines))
-
-    return group
+    say = (lambda message: click.echo(message, err=True))
+    report = run(rows, scopes, query_count=query_count, progress=say)
+    lines = [f"{rows} rows over {scopes} scopes, {report['distinct_texts']} distinct texts "
+             "(rows with the same text reuse its vector)"]
+    lines += [f"{name:<8} p50 {r['p50_ms']:>7.2f} ms  p95 {r['p95_ms']:>7.2f} ms  p99 {r['p99_ms']:>7.2f} ms"
+              for name, r in (("lexical", report["lexical"]), ("hybrid", report["hybrid"]),
+                              ("hybrid, first query per scope (loads its vectors)",
+                               report["hybrid_first_query_per_scope"]))]
+    lines += [f"store    {report['store_per_s']:.0f}/s (lifecycle.store, no embedding)",
+              f"drain    {report['drain_per_s']:.1f}/s (embedding with {report['model']})",
+              f"degraded {report['degraded_queries']} of 20 checked queries"]
+    emit(report, as_json, "\n".join(lines))

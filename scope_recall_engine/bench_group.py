@@ -2,6 +2,7 @@
 
 import click
 
+from .bench import recall_command
 from .bench_faults import faults_bench
 from .bench_prefetch import prefetch_command
 from .bench_write import write_bench
@@ -12,6 +13,7 @@ def bench():
     """Throughput and latency figures (each command also prints --json)."""
 
 
+bench.add_command(recall_command)
 bench.add_command(write_bench)
 bench.add_command(prefetch_command)
 bench.add_command(faults_bench)

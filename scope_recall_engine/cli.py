@@ -270,8 +270,6 @@ for _command in (serve, demo, hash_password):
 from .hermes import hermes_group  # noqa: E402  (scope-recall hermes install|verify)
 cli.add_command(hermes_group)
 
-from . import bench, evals, vectors  # noqa: E402  (index drain|check|rebuild, eval locomo|negative, bench recall)
+from . import evals, vectors  # noqa: E402  (index drain|check|rebuild, eval locomo|negative)
 for _group in (vectors.index_group(), evals.eval_group()):
     cli.add_command(_group)
-for _command in bench.bench_group().commands.values():  # join the one bench group rather than replace it
-    cli.commands["bench"].add_command(_command)
