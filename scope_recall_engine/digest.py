@@ -60,19 +60,19 @@ def holder_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{uuid.uuid4().hex[:8]}"
 
 
-def take_lease(db, holder: str, name: str = LEASE, seconds: int = LEASE_SECONDS) -> None:
+def take_lease(db, holder: str) -> None:
     """Take or renew the lease; another holder's unexpired lease refuses with LeaseHeld."""
-    at = datetime.now(timezone.utc)
+    moment = datetime.now(timezone.utc)
+    at = moment.isoformat(timespec="microseconds")
+    expires = (moment + timedelta(seconds=LEASE_SECONDS)).isoformat(timespec="microseconds")
     with write(db):
-        row = db.execute("select holder, expires_at from leases where name = ?", [name]).fetchone()
-        if row and row[0] != holder and row[1] > at.isoformat(timespec="microseconds") and _alive(row[0]):
+        row = db.execute("select holder, expires_at from leases where name = ?", [LEASE]).fetchone()
+        if row and row[0] != holder and row[1] > at and _alive(row[0]):
             raise LeaseHeld(f"another digest ({row[0]}) holds the lease until {row[1]}")
         if row and row[0] != holder:  # expired, or its process died: its unfinished run is abandoned
             db.execute("update digest_runs set status = 'abandoned', finished_at = ? "
-                       "where holder = ? and status = 'running'", [at.isoformat(timespec="microseconds"), row[0]])
-        db["leases"].upsert({"name": name, "holder": holder, "acquired_at": at.isoformat(timespec="microseconds"),
-                             "expires_at": (at + timedelta(seconds=seconds)).isoformat(timespec="microseconds")},
-                            pk="name")
+                       "where holder = ? and status = 'running'", [at, row[0]])
+        db["leases"].upsert({"name": LEASE, "holder": holder, "acquired_at": at, "expires_at": expires}, pk="name")
 
 
 def _alive(holder: str) -> bool:
@@ -90,9 +90,9 @@ def _alive(holder: str) -> bool:
     return True
 
 
-def release_lease(db, holder: str, name: str = LEASE) -> None:
+def release_lease(db, holder: str) -> None:
     with write(db):
-        db.execute("delete from leases where name = ? and holder = ?", [name, holder])
+        db.execute("delete from leases where name = ? and holder = ?", [LEASE, holder])
 
 
 # ---- the rules extractor ------------------------------------------------------------------------------------

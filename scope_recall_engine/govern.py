@@ -41,10 +41,9 @@ def _days(since: str, at: str) -> float:
     return max(0.0, (datetime.fromisoformat(at) - datetime.fromisoformat(since)).total_seconds() / 86400)
 
 
-def report(db, *, at: str | None = None, threshold: float = THRESHOLD,
-           min_idle_days: float = MIN_IDLE_DAYS) -> list[Usage]:
+def report(db, *, threshold: float = THRESHOLD, min_idle_days: float = MIN_IDLE_DAYS) -> list[Usage]:
     """Every active memory with its recall count, last recall, idle days, decay score and proposal."""
-    at = at or now()
+    at = now()
     rows = db.execute("""
         with uses as (
           select cast(j.value as integer) as id, count(*) as n, max(r.at) as last

@@ -24,7 +24,7 @@ def default_path() -> Path:
     return Path(os.environ.get("SCOPE_RECALL_DB") or DEFAULT_PATH).expanduser()
 
 
-def connect(path: str | os.PathLike | None = None, *, migrate_schema: bool = True) -> sqlite_utils.Database:
+def connect(path: str | os.PathLike | None = None) -> sqlite_utils.Database:
     """Open (and create or upgrade) a store: WAL, a generous busy timeout, secure delete."""
     path = Path(path).expanduser() if path else default_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -33,8 +33,7 @@ def connect(path: str | os.PathLike | None = None, *, migrate_schema: bool = Tru
     conn.execute("PRAGMA synchronous = NORMAL")
     configure(conn)
     db = sqlite_utils.Database(conn)
-    if migrate_schema:
-        migrate(db)
+    migrate(db)
     return db
 
 
