@@ -30,7 +30,7 @@ class EngineGroup(click.Group):
             click.echo(f"Error: {error}", err=True)
             sys.exit(error.exit_code)
         except (sqlite3.Error, OSError) as error:
-            click.echo(f"Error: the store {ctx.obj['db_path'] or default_path()} could not be used: {error}", err=True)
+            click.echo(f"Error: the store {ctx.obj['db_path']} could not be used: {error}", err=True)
             sys.exit(1)
 
 
@@ -41,21 +41,21 @@ class EngineGroup(click.Group):
 @click.pass_context
 def cli(ctx, db_path):
     """Scoped, auditable long-term memory for LLM agents."""
-    ctx.obj = {"db_path": db_path}
+    ctx.obj = {"db_path": Path(db_path).expanduser() if db_path else default_path()}  # resolved once, for all
 
 
 def open_db(*, existing: bool = False):
     """The store this invocation names; ``existing`` for diagnostics, where a mistyped path must not pass as a
     new, healthy, empty store."""
-    path = click.get_current_context().obj["db_path"] or default_path()
-    if existing and not Path(path).expanduser().exists():
+    path = click.get_current_context().obj["db_path"]
+    if existing and not path.exists():
         raise NotFound(f"no store at {path} (check --db or SCOPE_RECALL_DB)")
     return connect(path)
 
 
 def load_config() -> settings.Config:
     """config.json beside the store this invocation uses."""
-    return settings.load(click.get_current_context().obj["db_path"] or default_path())
+    return settings.load(click.get_current_context().obj["db_path"])
 
 
 def identity_options(command):
