@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import config, digest, doctor, embedders, journal, lifecycle, retrieval
-from .errors import IllegalTransition
+from .errors import IllegalTransition, NotFound
 from .principals import human, system
 from .scope import Identity
 from .store import connect, get_memory
@@ -265,8 +265,9 @@ def _verify(db, expected: dict, uncertain: dict, report: Report, kind: str = "tr
     """Acknowledged writes present (and active ones searchable); then each kind's own invariants; doctor."""
     entries, turns = expected.pop("journal", {}), expected.pop("turns", [])
     for memory_id, (state, content) in expected.items():
-        row = db["memories"].get(memory_id) if db["memories"].count_where("id = ?", [memory_id]) else None
-        if row is None:
+        try:
+            row = get_memory(db, memory_id)
+        except NotFound:
             report.lost.append(memory_id)
             continue
         if (row["lifecycle"], row["content"]) != (state, content):
