@@ -16,7 +16,7 @@ from typing import Iterable
 
 from .config import Config
 from .errors import InvalidInput
-from .redaction import JOURNALED_ROLES, sanitize  # noqa: F401 (re-exported for adapters)
+from .redaction import JOURNALED_ROLES, Sanitized, sanitize  # noqa: F401 (JOURNALED_ROLES: for adapters)
 from .scope import Identity
 from .store import before, now, write
 
@@ -66,41 +66,23 @@ def append_many(db, identity: Identity, session: str, turns: Iterable[tuple[str,
         raise InvalidInput("a journal session id is required")
     config = config or Config()
     excluded = identity.chat is not None and identity.chat in config.excluded_chats
-    prepared = [_prepare(role, text, excluded) for role, text in turns]
+    prepared = [(role, Sanitized(None, "excluded chat") if excluded else sanitize(role, text)) for role, text in turns]
+    local, shared = identity.local_scope, identity.shared_scope
     results = []
     with _lock(db), write(db):
-        for sanitized in prepared:
+        for role, sanitized in prepared:
             if sanitized.text is None:
                 results.append(Appended(None, "dropped", sanitized.dropped))
                 continue
-            cursor = db.conn.execute(_INSERT, (
-                identity.local_scope, identity.shared_scope, session, sanitized.role, sanitized.text,
-                sha256(sanitized.text), sanitized.redactions, now()))
+            text_hash = sha256(sanitized.text)
+            cursor = db.conn.execute(_INSERT, (local, shared, session, role, sanitized.text, text_hash,
+                                               sanitized.redactions, now()))
             status = "journaled" if cursor.rowcount else "duplicate"
-            entry_id = cursor.lastrowid if cursor.rowcount else _existing_id(db, identity, session, sanitized)
+            entry_id = cursor.lastrowid if cursor.rowcount else db.execute(
+                "select id from journal_entries where scope_id = ? and session = ? and role = ? and content_hash = ?",
+                [local, session, role, text_hash]).fetchone()[0]
             results.append(Appended(entry_id, status, None, sanitized.redactions))
     return results
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    role: str
-    text: str | None
-    dropped: str | None = None
-    redactions: int = 0
-
-
-def _prepare(role: str, text: str | None, excluded: bool) -> _Prepared:
-    if excluded:
-        return _Prepared(role, None, "excluded chat")
-    sanitized = sanitize(role, text)
-    return _Prepared(role, sanitized.text, sanitized.dropped, sanitized.redactions)
-
-
-def _existing_id(db, identity: Identity, session: str, prepared: _Prepared) -> int:
-    return db.execute(
-        "select id from journal_entries where scope_id = ? and session = ? and role = ? and content_hash = ?",
-        [identity.local_scope, session, prepared.role, sha256(prepared.text)]).fetchone()[0]
 
 
 def entries(db, identity: Identity, limit: int = 100) -> list[dict]:
