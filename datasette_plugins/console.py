@@ -27,9 +27,7 @@ PLUGIN = "scope-recall"
 BASE = "/-/scope-recall"
 VIEW, ACT = "view-instance", "scope-recall-act"
 ROLES = {"admin": {VIEW, ACT}, "viewer": {VIEW}}
-ACTIONS = ("promote", "reject", "archive", "restore", "edit", "supersede", "purge")
 CONTENT_ACTIONS = ("edit", "supersede")
-BATCH_DECISIONS = ("promote", "reject")
 SCOPE_COLUMNS = ("scope_id", "shared_scope_id")
 
 _drain_lock = threading.Lock()
@@ -256,8 +254,8 @@ async def review_decide(request, datasette):
         return Response.text("POST only", status=405)
     form = urllib.parse.parse_qs((await request.post_body()).decode("utf-8"), keep_blank_values=True)
     decision = (form.get("decision") or [""])[0]
-    if decision not in BATCH_DECISIONS:
-        return Response.text(f"decision must be one of {', '.join(BATCH_DECISIONS)}", status=400)
+    if decision not in review_queue.BATCH_DECISIONS:
+        return Response.text(f"decision must be one of {', '.join(review_queue.BATCH_DECISIONS)}", status=400)
     ids = [int(value) for value in form.get("ids", []) if value.isdigit()]
     reason = (form.get("reason") or [""])[0].strip() or None
     done, refused = await write(datasette, review_queue.decide, decision, ids, human(request.actor["id"]), reason)
@@ -311,7 +309,7 @@ def register_routes():
         (rf"^{BASE}/review$", review_page),
         (rf"^{BASE}/review/decide$", review_decide),
         (rf"^{BASE}/memories/(?P<memory_id>\d+)/history$", history_page),
-        (rf"^{BASE}/memories/(?P<memory_id>\d+)/(?P<action>{'|'.join(ACTIONS)})$", memory_action),
+        (rf"^{BASE}/memories/(?P<memory_id>\d+)/(?P<action>{'|'.join(review_queue.HUMAN_ACTIONS)})$", memory_action),
     ]
 
 
@@ -324,9 +322,10 @@ def extra_template_vars(view_name, database, table, request, datasette):
     async def inner():
         memory = await _memory_or_404(datasette, int(request.url_vars["pks"]))
         can_act = await datasette.permission_allowed(request.actor, ACT, default=False)
+        possible = review_queue.human_actions(memory)
         return {"scope_recall": {
             "memory": memory, "scope_label": readable(memory["scope_id"]), "base": BASE,
-            "actions": review_queue.human_actions(memory) if can_act else [],
+            "actions": possible if can_act else [], "possible": bool(possible),
         }}
 
     return inner

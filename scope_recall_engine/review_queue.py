@@ -14,7 +14,7 @@ import sqlite_utils
 
 from . import journal, lifecycle
 from .errors import InvalidInput, ScopeRecallError
-from .lifecycle import DENY, RULES
+from .lifecycle import DENY, NEW, RULES
 from .principals import Principal
 from .retrieval import Hit, lexical
 from .scope import label, shared_part
@@ -22,6 +22,9 @@ from .visibility import View
 
 NEAREST_LIMIT = 3
 PAGE_SIZE = 50  # candidates per page: each shows evidence and twins, so a page stays readable
+HUMAN_ACTIONS = tuple(action for action, rule in RULES.items()  # what a person may do to an existing row
+                      if rule.human != DENY and NEW not in rule.from_states)
+BATCH_DECISIONS = ("promote", "reject")
 
 
 @dataclass
@@ -92,8 +95,7 @@ def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = P
 
 def human_actions(memory: dict) -> list[str]:
     """The transitions a person may apply to this row in its current state (DESIGN §2), in table order."""
-    return [action for action, rule in RULES.items()
-            if rule.human != DENY and memory["lifecycle"] in rule.from_states]
+    return [action for action in HUMAN_ACTIONS if memory["lifecycle"] in RULES[action].from_states]
 
 
 def decide(db: sqlite_utils.Database, decision: str, memory_ids: list[int], principal: Principal,
@@ -102,8 +104,8 @@ def decide(db: sqlite_utils.Database, decision: str, memory_ids: list[int], prin
 
     Returns the ids decided and, for the others, why not.
     """
-    if decision not in ("promote", "reject"):
-        raise InvalidInput(f"a batch decision is promote or reject, not {decision!r}")
+    if decision not in BATCH_DECISIONS:
+        raise InvalidInput(f"a batch decision is {' or '.join(BATCH_DECISIONS)}, not {decision!r}")
     done, refused = [], []
     for memory_id in memory_ids:
         try:
