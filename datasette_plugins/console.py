@@ -131,16 +131,21 @@ def prepare_connection(conn, database):
         conn.create_function("scope_label", 1, readable, deterministic=True)
 
 
+def scope_span(scope_id: str) -> Markup:
+    """A scope as every console page shows it: the readable label, the raw id on hover."""
+    return Markup('<span class="scope" title="{}">{}</span>').format(scope_id, readable(scope_id))
+
+
 @hookimpl
 def prepare_jinja2_environment(env):
-    env.filters["scope_label"] = readable
+    env.filters["scope_span"] = scope_span
     env.filters["facet_label"] = lambda value, column: readable(value) if column in SCOPE_COLUMNS else value
 
 
 @hookimpl
 def render_cell(value, column, database):
     if database == DATABASE and column in SCOPE_COLUMNS and isinstance(value, str):
-        return Markup('<span class="scope" title="{}">{}</span>').format(value, readable(value))
+        return scope_span(value)
     return None
 
 
@@ -324,7 +329,7 @@ def extra_template_vars(view_name, database, table, request, datasette):
         can_act = await datasette.permission_allowed(request.actor, ACT, default=False)
         possible = review_queue.human_actions(memory)
         return {"scope_recall": {
-            "memory": memory, "scope_label": readable(memory["scope_id"]), "base": BASE,
+            "memory": memory, "base": BASE,
             "actions": possible if can_act else [], "possible": bool(possible),
         }}
 

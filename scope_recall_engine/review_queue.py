@@ -32,7 +32,6 @@ class QueueItem:
     """One candidate with what it rests on and what it might collide with."""
 
     memory: dict
-    scope_label: str
     evidence: list[dict] = field(default_factory=list)
     nearest: list[Hit] = field(default_factory=list)
 
@@ -85,8 +84,7 @@ def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = P
           after: int | None = None) -> Page:
     """The review queue: each waiting candidate beside its evidence and its nearest active memories."""
     rows = candidates(db, scope_id, limit + 1, after)
-    items = [QueueItem(memory=row, scope_label=label(row["scope_id"]), evidence=journal.sources(db, row["id"]),
-                       nearest=nearest_active(db, row))
+    items = [QueueItem(memory=row, evidence=journal.sources(db, row["id"]), nearest=nearest_active(db, row))
              for row in rows[:limit]]
     scopes = waiting_scopes(db)
     waiting = sum(s["waiting"] for s in scopes if scope_id in (None, s["scope_id"]))
