@@ -184,16 +184,23 @@ class DenseScores:
     evidence D = cos(q, turn) + cos(q, turn with its context) (the context as the mean of both vectors)."""
 
     ids: "np.ndarray"
-    position: dict[int, int]
+    parts: list[tuple[int, dict[int, int]]]  # per scope: its first row here, and its id -> row map
     hashes: list[str]
     scope_ids: list[str]
     similarity: "np.ndarray"
     dense: "np.ndarray"
     population: "np.ndarray"  # rows whose lifecycle the view can see: the base of the z-score
 
+    def at(self, memory_id: int) -> int | None:
+        """The row of a memory id among all scopes' rows (each scope's map was built once, when it loaded)."""
+        for offset, position in self.parts:
+            if (row := position.get(memory_id)) is not None:
+                return offset + row
+        return None
+
     def of(self, memory_id: int, content_hash: str) -> tuple[float, float] | None:
         """(cosine, D) for a row, only if the companion holds the same text as truth."""
-        at = self.position.get(memory_id)
+        at = self.at(memory_id)
         if at is None or self.hashes[at] != content_hash:
             return None
         return float(self.similarity[at]), float(self.dense[at])
@@ -220,20 +227,19 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     q = np.asarray(embedders.embed_query(embedders.get_model(model_id), query), dtype=np.float32)
     q /= max(float(np.linalg.norm(q)), 1e-12)
     parts = [vectors.scope_vectors(directory, scope, store) for scope in scopes]
-    position, hashes, scope_ids, sims, dense, seen = {}, [], [], [], [], []
+    offsets, hashes, scope_ids, sims, dense, seen = [], [], [], [], [], []
     ids = [part.ids for part in parts]
     for scope, part in zip(scopes, parts):
-        offset = len(hashes)
-        position.update((int(i), offset + n) for n, i in enumerate(part.ids))
+        offsets.append((len(hashes), part.position))
         hashes += part.hashes
         scope_ids += [scope] * len(part.hashes)
         similarity = part.matrix @ q
         with_context = np.where(part.context >= 0, similarity[np.maximum(part.context, 0)], similarity)
         sims.append(similarity)
         dense.append(similarity + (similarity + with_context) / part.context_norm)
-        seen.append(np.array([state == "active" or as_of for state in part.lifecycles], dtype=bool))
+        seen.append(part.active | as_of)
     join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
-    return DenseScores(join(ids, np.int64), position, hashes, scope_ids, join(sims, np.float32),
+    return DenseScores(join(ids, np.int64), offsets, hashes, scope_ids, join(sims, np.float32),
                        join(dense, np.float32), join(seen, bool))
 
 
@@ -295,7 +301,7 @@ def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tup
                                            "(select value from json_each(?))", [json.dumps(ids)])}
     verified, unseen = {}, []
     for memory_id in ids:
-        row, at = rows.get(memory_id), scores.position[memory_id]
+        row, at = rows.get(memory_id), scores.at(memory_id)
         if row and row[1] == scores.hashes[at] and row[0].scope_id == scores.scope_ids[at]:
             verified[memory_id] = (row[0], float(scores.similarity[at]))
         elif memory_id not in queued:  # not a change still waiting for the drainer
@@ -315,7 +321,7 @@ def _companion_wrong(db, ids: list[int], scores: DenseScores) -> list[int]:
     found = {row[0]: row[1:] for row in db.execute(
         "select id, content_hash, scope_id, lifecycle from memories where id in (select value from json_each(?))",
         [json.dumps(ids)])}
-    held = {i: (scores.hashes[scores.position[i]], scores.scope_ids[scores.position[i]]) for i in ids}
+    held = {i: (scores.hashes[scores.at(i)], scores.scope_ids[scores.at(i)]) for i in ids}
     return [i for i in ids if i not in found or found[i][:2] != held[i] or found[i][2] not in vectors.LOADED_STATES]
 
 

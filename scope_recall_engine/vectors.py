@@ -409,8 +409,9 @@ class ScopeVectors:
     """One scope's embedded rows, held in memory: a query is one matrix product, not an index round trip."""
 
     ids: "np.ndarray"
+    position: dict[int, int]  # id -> row
     hashes: list[str]
-    lifecycles: list[str]
+    active: "np.ndarray"  # per row: active (the rest are superseded, seen only by as-of searches)
     matrix: "np.ndarray"  # unit vectors, one row per id
     context: "np.ndarray"  # position of each row's context row, or -1
     context_norm: "np.ndarray"  # |v + v_context|, so cos(q, mean of both) needs no extra product
@@ -444,8 +445,9 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
     position = {int(i): n for n, i in enumerate(ids)}
     context = np.array([position.get(c, -1) for c in _contexts(store, scope_id, ids)], dtype=np.int64)
     paired = np.where(context[:, None] >= 0, matrix + matrix[np.maximum(context, 0)], 2 * matrix)
-    vectors = ScopeVectors(ids, data["content_hash"].to_pylist(), data["lifecycle"].to_pylist(), matrix,
-                           context, np.linalg.norm(paired, axis=1))
+    active = np.array([state == "active" for state in data["lifecycle"].to_pylist()], dtype=bool)
+    vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, context,
+                           np.linalg.norm(paired, axis=1))
     with _LOCK:
         _SCOPES[key] = (current, vectors)
         _SCOPES.move_to_end(key)
