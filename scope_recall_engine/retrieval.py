@@ -456,8 +456,11 @@ def plugin_lanes(db, view: View, query: str):
 
 
 def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: VectorLane) -> None:
-    """Give every candidate, whichever lane found it, its cosine and D (if the companion agrees with truth)."""
-    hashes = {memory_id: row[1] for memory_id, row in truth(db, view, list(candidates)).items()}
+    """Give every candidate, whichever lane found it, its cosine and D (if the companion agrees with truth).
+    The vector lane's own hits were checked against truth in ``verify``; only the other lanes' rows are read."""
+    others = [memory_id for memory_id in candidates if memory_id not in lane.hits]
+    hashes = {memory_id: row[1] for memory_id, row in truth(db, view, others).items()}
+    hashes |= {memory_id: lane.scores.hashes[lane.scores.at(memory_id)] for memory_id in lane.hits}
     for memory_id, candidate in candidates.items():
         scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
         if scored:
