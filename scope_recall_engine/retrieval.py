@@ -68,6 +68,7 @@ class SearchResult:
     degraded: bool = False
     lanes: dict[str, str] = field(default_factory=dict)  # lane -> "ok" | "skipped" | why it failed
     miss_reason: str | None = None  # gated | no_match | abstained, when hits is empty
+    admitted: int = 0  # ranked candidates that pass abstention (with abstain=False, how many it would keep)
 
     def __iter__(self):
         return iter(self.hits)
@@ -437,10 +438,12 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     for candidate in candidates.values():
         candidate.coverage = coverage(candidate.row.content, weights)
     ranked = fuse(candidates, _population(db, view), lane.stats() if lane else None)
-    hits = [Hit(**{**c.row.as_dict(), "score": round(score, 4)}) for score, c in ranked
-            if not abstain or admissible(c, lane)][:limit]
+    kept = [admissible(c, lane) for _, c in ranked]
+    hits = [Hit(**{**c.row.as_dict(), "score": round(score, 4)}) for (score, c), ok in zip(ranked, kept)
+            if ok or not abstain][:limit]
     miss = None if hits else ("abstained" if candidates else "no_match")
-    return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss)
+    return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss,
+                        admitted=sum(kept))
 
 
 def plugin_lanes(db, view: View, query: str):
