@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from . import config as settings, hermes, lifecycle
-from .bench import percentiles
+from .bench import percentiles, timed
 from .errors import ConfigError
 from .principals import human
 from .scope import Identity
@@ -61,8 +61,8 @@ def queries(texts: list[str], count: int, seed: int = 11) -> list[str]:
     return picked
 
 
-def fill(db_path: Path, rows: int, scopes: int) -> tuple[int, float]:
-    """Store ``rows`` memories through the engine's write path; returns (distinct texts, seconds)."""
+def fill(db_path: Path, rows: int, scopes: int) -> tuple[list[str], float]:
+    """Store ``rows`` memories through the engine's write path; returns (the distinct texts, seconds)."""
     texts = corpus(rows // scopes)
     started = time.perf_counter()
     db = connect(db_path)
@@ -72,7 +72,7 @@ def fill(db_path: Path, rows: int, scopes: int) -> tuple[int, float]:
             for text in texts:
                 lifecycle.store(db, identity, "user", text, human("bench"))
     db.close()
-    return len(texts), time.perf_counter() - started
+    return texts, time.perf_counter() - started
 
 
 def drain(db_path: Path) -> float | None:
@@ -94,25 +94,22 @@ def run(rows: int, scopes: int, count: int, model: str) -> dict:
     try:
         db_path = hermes.store_path(home)
         settings.save(db_path, settings.Config(embedding_model=model))
-        distinct, fill_seconds = fill(db_path, rows, scopes)
+        texts, fill_seconds = fill(db_path, rows, scopes)
         drain_seconds = drain(db_path)
         hermes.install(home)
         with hermes.hermes_home_env(home):
             provider = load_memory_provider(hermes.PROVIDER_NAME)
         provider.initialize("bench", hermes_home=str(home), platform="cli", user_id="user-000",
                             agent_context="primary")
-        texts = corpus(rows // scopes)
         provider.prefetch("warm up: my sister and the green tea")  # LanceDB import and model load, once
-        timings, recalled = [], 0
-        for query in queries(texts, count):
-            started = time.perf_counter()
-            recalled += bool(provider.prefetch(query))
-            timings.append((time.perf_counter() - started) * 1000)
+        packets = []
+        timings = timed(lambda query: packets.append(provider.prefetch(query)), queries(texts, count))
+        recalled = sum(bool(packet) for packet in packets)
         degraded = _degraded(db_path)
         provider.shutdown()
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return _report(rows, scopes, distinct, model, fill_seconds, drain_seconds, timings, recalled, degraded)
+    return _report(rows, scopes, len(texts), model, fill_seconds, drain_seconds, timings, recalled, degraded)
 
 
 def _degraded(db_path: Path) -> int:
