@@ -3,7 +3,7 @@
 Each role runs in its own interpreter (started by ``faults.concurrency_run``), writes the same begin/ack lines
 as the generic writers, and drives the real adapter: the console through its plugin routes in-process
 (``datasette.client``, admin session and CSRF token), Hermes through the provider plugin as Hermes loads it.
-A role stops at its deadline on its own, so every operation it began is either acknowledged or reported.
+A role stops on its own when the harness says so, so every operation it began is either acknowledged or reported.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import logging
 import os
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from . import digest, hermes, lifecycle
@@ -48,8 +49,9 @@ def prepare(db_path, roles: list[str]) -> None:
     hermes.install(home, link=True)
 
 
-def run_role(db_path: str, role: str, seed: int, log: Path, start: float, until: float) -> None:
-    """One role's process: set up, wait for the common start, work until the deadline; errors are logged lines."""
+def run_role(db_path: str, role: str, seed: int, log: Path, start: float, stop: Path, give_up: float) -> None:
+    """One role's process: set up, wait for the common start, work until told to stop (the ``stop`` file, or
+    ``give_up`` if the harness died); errors are logged lines."""
     from .faults import _emit, transitions_worker
 
     with open(log, "w", encoding="utf-8") as out:
@@ -57,7 +59,7 @@ def run_role(db_path: str, role: str, seed: int, log: Path, start: float, until:
             work = transitions_worker if role == "writer" else SETUPS[role](db_path)
             db = connect(db_path)
             time.sleep(max(0.0, start - time.time()))
-            work(db, random.Random(seed), out, until)
+            work(db, random.Random(seed), out, lambda: not stop.exists() and time.time() < give_up)
         except Exception as error:
             _emit(out, "error", error=f"{role}: {type(error).__name__}: {error}"[:400])
             raise
@@ -71,17 +73,17 @@ def console_role(db_path: str):
     metadata = console.load_metadata()
     metadata.setdefault("plugins", {})["scope-recall"] = {"drain_vectors": False}
     datasette = console.build(db_path, metadata)
-    return lambda db, rng, out, until: asyncio.run(_console(datasette, db, rng, out, until))
+    return lambda db, rng, out, running: asyncio.run(_console(datasette, db, rng, out, running))
 
 
-async def _console(datasette, db, rng, out, until: float) -> None:
+async def _console(datasette, db, rng, out, running: Callable[[], bool]) -> None:
     """Seed a candidate (as an import would), then decide or edit it through the plugin's POST route."""
     from .faults import _emit, _token
 
     await datasette.invoke_startup()
     cookies = {"ds_actor": datasette.sign({"a": {"id": "harness-admin", "role": "admin"}}, "actor")}
     cookies["ds_csrftoken"] = (await datasette.client.get("/-/login", cookies=cookies)).cookies["ds_csrftoken"]
-    while time.time() < until:
+    while running():
         content = f"console candidate {_token(rng)}"
         _emit(out, "begin", op="candidate", content=content)
         memory_id = lifecycle.extract(db, CONSOLE.shared_scope, "user", content, system("import"),
@@ -128,15 +130,15 @@ def hermes_role(db_path: str):
                         chat_id=HERMES_CHAT, gateway_session_key=HERMES.session, agent_context="primary")
     failures = _Failures()
     logging.getLogger("scope_recall").addHandler(failures)
-    return lambda db, rng, out, until: _hermes(provider, failures, rng, out, until)
+    return lambda db, rng, out, running: _hermes(provider, failures, rng, out, running)
 
 
-def _hermes(provider, failures: _Failures, rng, out, until: float) -> None:
+def _hermes(provider, failures: _Failures, rng, out, running: Callable[[], bool]) -> None:
     """A conversation: every turn synced (journaled), now and then a fact stored through the memory tool."""
     from .faults import FACTS, _emit, _token
 
     try:
-        while time.time() < until:
+        while running():
             user = rng.choice(FACTS).format(t=_token(rng).capitalize())
             _emit(out, "begin", op="turn", turn=user)
             provider.sync_turn(user, f"Noted, thanks. ({_token(rng)})")
@@ -168,11 +170,11 @@ def digest_role(db_path: str):
     return _digest
 
 
-def _digest(db, rng, out, until: float) -> None:
+def _digest(db, rng, out, running: Callable[[], bool]) -> None:
     """Digest the journal in a loop, as a cron job or a gateway's session-end digests would."""
     from .faults import _emit
 
-    while time.time() < until:
+    while running():
         _emit(out, "begin", op="digest")
         try:
             entries = digest.run(db, digest.RulesExtractor()).entries

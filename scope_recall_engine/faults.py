@@ -23,6 +23,7 @@ import tempfile
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,7 @@ CRASH_KINDS = ("transitions", "digest", "drain")
 FACTS = ("My name is {t}.", "I live in {t}.", "I like {t} tea.", "I work at {t}.",
          "Please remember that the {t} deploy runs on Fridays.", "Thanks, that helps with {t}.",
          "Can you look at {t} again?")
+QUOTA_GRACE_SECONDS = 60.0
 MAX_DELAY = {"transitions": 0.12, "digest": 0.25, "drain": 0.4}  # kill windows that land inside the operations
 
 
@@ -76,12 +78,12 @@ def _emit(out, kind: str, **fields) -> None:
     out.flush()
 
 
-# ---- workers: each runs until its deadline (None: until it is killed) -------------------------------------
+# ---- workers: each runs while ``running()`` says so (crash victims: until they are killed) -----------------
 
-def transitions_worker(db, rng: random.Random, out, until: float | None) -> None:
+def transitions_worker(db, rng: random.Random, out, running: Callable[[], bool]) -> None:
     """Random transitions on rows this worker created, announcing each and acknowledging each commit."""
     active, candidates = [], []
-    while until is None or time.time() < until:
+    while running():
         op = rng.choice(OPERATIONS)
         if op in ("promote", "reject") and not candidates or op in ("edit", "purge") and not active:
             op = "store"
@@ -113,9 +115,9 @@ def transitions_worker(db, rng: random.Random, out, until: float | None) -> None
         _emit(out, "ack", op=op, id=memory_id, content=row["content"], lifecycle=row["lifecycle"])
 
 
-def digest_worker(db, rng: random.Random, out, until: float | None) -> None:
+def digest_worker(db, rng: random.Random, out, running: Callable[[], bool]) -> None:
     """Journal a few turns, then digest them with the rules extractor under a lease named in the log."""
-    while until is None or time.time() < until:
+    while running():
         session = f"s{rng.randrange(4)}"
         for _ in range(rng.randint(5, 40)):
             text = rng.choice(FACTS).format(t=_token(rng).capitalize())
@@ -127,13 +129,13 @@ def digest_worker(db, rng: random.Random, out, until: float | None) -> None:
         _emit(out, "ack", op="digest", entries=entries)
 
 
-def drain_worker(db, rng: random.Random, out, until: float | None) -> None:
+def drain_worker(db, rng: random.Random, out, running: Callable[[], bool]) -> None:
     """Store and change a few memories, then drain the vector outbox (hash embedder) or now and then rebuild
     the companion from truth, again and again."""
     from . import vectors
 
     mine = []
-    while until is None or time.time() < until:
+    while running():
         for _ in range(rng.randint(3, 30)):
             content = f"vector harness memory {_token(rng)}"
             _emit(out, "begin", op="store", content=content)
@@ -199,7 +201,7 @@ def kill_loop(db_path, kind: str, kills: int, seed: int, max_delay: float) -> Re
         else:
             report.errors.append(f"worker ended by itself: {[l for l in lines if l['kind'] == 'error'][-1:]}")
         kinds[_in_flight(lines)] += 1
-        acks.update(line["op"] for line in lines if line["kind"] == "ack")
+        acks.update(_acks(lines))
         _absorb(lines, expected, uncertain, report)
     report.kills_by_op, report.acknowledged_by_op = dict(kinds), dict(acks)
     shutil.rmtree(logs, ignore_errors=True)
@@ -213,7 +215,7 @@ def _child(db_path, kind: str, seed: int, log: Path) -> None:
     try:
         with open(log, "w", encoding="utf-8") as out:
             try:
-                WORKERS[kind](connect(db_path), random.Random(seed), out, None)
+                WORKERS[kind](connect(db_path), random.Random(seed), out, lambda: True)
             except BaseException as error:  # reported to the harness as an error line
                 _emit(out, "error", error=f"{type(error).__name__}: {error}"[:300])
                 code = 1
@@ -367,9 +369,13 @@ def store_kill_run(db_path, processes: int = 40, seed: int = 0) -> Report:
 # ---- concurrency: each role its own process, one store, a bounded time ------------------------------------
 
 def concurrency_run(db_path, writers: int = 3, seconds: float = 5.0, seed: int = 0,
-                    roles: tuple[str, ...] = ()) -> Report:
+                    roles: tuple[str, ...] = (), quotas: dict[str, dict[str, int]] | None = None) -> Report:
     """``writers`` generic writers plus the given roles, as separate processes writing one store at once for
-    ``seconds``: no error (lock or other) may surface, no acknowledged write may be lost, counts must match."""
+    ``seconds``: no error (lock or other) may surface, no acknowledged write may be lost, counts must match.
+
+    ``quotas`` (role -> op -> acknowledgements) keep every process writing past ``seconds`` until each role
+    has done that much, so a slow machine checks the same overlap as a fast one; after ``QUOTA_GRACE_SECONDS``
+    more the run stops anyway and the counts tell."""
     from . import fault_roles
 
     report, expected, uncertain = Report(), {}, {}
@@ -378,27 +384,51 @@ def concurrency_run(db_path, writers: int = 3, seconds: float = 5.0, seed: int =
     fault_roles.prepare(db_path, every)
     start = time.time() + max(fault_roles.STARTUP_SECONDS[role] for role in every)
     logs = Path(tempfile.mkdtemp(prefix="scope-recall-concurrency-"))
-    processes = [(role, logs / f"{n}-{role}.jsonl", subprocess.Popen(
-        [sys.executable, "-m", "scope_recall_engine.faults", "role", str(db_path), role, str(seed * 100 + n),
-         str(logs / f"{n}-{role}.jsonl"), str(start), str(start + seconds)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) for n, role in enumerate(every)]
+    stop, give_up = logs / "stop", start + seconds + QUOTA_GRACE_SECONDS
+    processes = []
+    for n, role in enumerate(every):
+        log, output = logs / f"{n}-{role}.jsonl", open(logs / f"{n}-{role}.out", "w+", encoding="utf-8")
+        processes.append((role, log, output, subprocess.Popen(
+            [sys.executable, "-m", "scope_recall_engine.faults", "role", str(db_path), role, str(seed * 100 + n),
+             str(log), str(start), str(stop), str(give_up)], stdout=output, stderr=subprocess.STDOUT)))
+    while time.time() < give_up and all(process.poll() is None for *_, process in processes):
+        if time.time() >= start + seconds and _quotas_met(quotas or {}, processes):
+            break
+        time.sleep(0.1)
+    stop.touch()
+    stopped = time.time()
     by_role: dict = {}
-    for role, log, process in processes:
-        _, stderr = process.communicate(timeout=seconds + 120)
+    for role, log, output, process in processes:
+        process.wait(timeout=120)
+        output.seek(0)
+        printed = output.read()
+        output.close()
         report.runs += 1
-        if process.returncode != 0 or "locked" in stderr:
-            report.errors.append(f"{role} exited {process.returncode}: {stderr.strip()[-400:]}")
+        if process.returncode != 0 or "locked" in printed:
+            report.errors.append(f"{role} exited {process.returncode}: {printed.strip()[-400:]}")
         lines = _read(log)
-        by_role.setdefault(role, Counter()).update(line["op"] for line in lines if line["kind"] == "ack")
+        by_role.setdefault(role, Counter()).update(_acks(lines))
         _absorb(lines, expected, uncertain, report)
     shutil.rmtree(logs, ignore_errors=True)
     report.acknowledged_by_op = {role: dict(counts) for role, counts in by_role.items()}
     writes = sum(by_role.get("writer", Counter()).values())
-    report.writes_per_second = round(writes / seconds, 1)
+    report.writes_per_second = round(writes / max(stopped - start, 1e-9), 1)
     db = connect(db_path)
     _verify(db, expected, uncertain, report)
     report.invariant_violations += fault_roles.invariants(db, by_role, report)
     return report
+
+
+def _acks(lines: list[dict]) -> Counter:
+    return Counter(line["op"] for line in lines if line["kind"] == "ack")
+
+
+def _quotas_met(quotas: dict[str, dict[str, int]], processes: list) -> bool:
+    done: dict[str, Counter] = {}
+    for role, log, *_ in processes:
+        if role in quotas:
+            done.setdefault(role, Counter()).update(_acks(_read(log)))
+    return all(done.get(role, Counter())[op] >= n for role, ops in quotas.items() for op, n in ops.items())
 
 
 # ---- the promote/reject race --------------------------------------------------------------------------------
@@ -435,7 +465,8 @@ def main(argv: list[str]) -> None:
     elif argv[:1] == ["role"]:
         from . import fault_roles
 
-        fault_roles.run_role(argv[1], argv[2], int(argv[3]), Path(argv[4]), float(argv[5]), float(argv[6]))
+        fault_roles.run_role(argv[1], argv[2], int(argv[3]), Path(argv[4]), float(argv[5]), Path(argv[6]),
+                             float(argv[7]))
     elif argv[:1] == ["decide"]:
         _decide(argv[1], argv[2], int(argv[3]))
 
