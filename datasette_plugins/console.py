@@ -28,6 +28,9 @@ BASE = "/-/scope-recall"
 VIEW, ACT = "view-instance", "scope-recall-act"
 ROLES = {"admin": {VIEW, ACT}, "viewer": {VIEW}}
 CONTENT_ACTIONS = ("edit", "supersede")
+REASON_NEEDED = ("reject",)  # a person's no says why: the reason stays with the tombstone
+PAST = {"promote": "promoted", "reject": "rejected"}
+NO_REASON = "say why (the reason stays with the rejection)"
 SCOPE_COLUMNS = ("scope_id", "shared_scope_id")
 
 _drain_lock = threading.Lock()
@@ -233,6 +236,9 @@ async def memory_action(request, datasette):
     if action == "purge" and form.get("confirm") != "yes":
         return Response.redirect(datasette.urls.path(f"{BASE}/memories/{memory_id}/purge"))
     next_path = local_path(form.get("next"), row_path(datasette, memory_id))
+    if action in REASON_NEEDED and not (form.get("reason") or "").strip():
+        datasette.add_message(request, f"Could not {action} memory {memory_id}: {NO_REASON}.", datasette.ERROR)
+        return Response.redirect(next_path)
     try:
         row = await write(datasette, apply, action, memory_id, human(request.actor["id"]), form)
     except ScopeRecallError as error:
@@ -263,16 +269,20 @@ async def review_decide(request, datasette):
         return Response.text(f"decision must be one of {', '.join(review_queue.BATCH_DECISIONS)}", status=400)
     ids = [int(value) for value in form.get("ids", []) if value.isdigit()]
     reason = (form.get("reason") or [""])[0].strip() or None
+    back = local_path((form.get("next") or [""])[0], datasette.urls.path(f"{BASE}/review"))
+    if decision in REASON_NEEDED and ids and not reason:
+        datasette.add_message(request, f"Nothing {PAST[decision]}: {NO_REASON}.", datasette.ERROR)
+        return Response.redirect(back)
     done, refused = await write(datasette, review_queue.decide, decision, ids, human(request.actor["id"]), reason)
     if done:
-        datasette.add_message(request, f"{decision.capitalize()}d memories {', '.join(map(str, done))}.",
+        datasette.add_message(request, f"{PAST[decision].capitalize()} memories {', '.join(map(str, done))}.",
                               datasette.INFO)
         drain_soon(datasette)
     for memory_id, message in refused:
         datasette.add_message(request, f"Could not {decision} memory {memory_id}: {message}", datasette.ERROR)
     if not ids:
         datasette.add_message(request, "Nothing checked: tick the candidates to decide.", datasette.WARNING)
-    return Response.redirect(local_path((form.get("next") or [""])[0], datasette.urls.path(f"{BASE}/review")))
+    return Response.redirect(back)
 
 
 async def review_page(request, datasette):

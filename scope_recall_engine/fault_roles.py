@@ -93,6 +93,8 @@ async def _console(datasette, db, rng, out, running: Callable[[], bool]) -> None
         form = {"csrftoken": cookies["ds_csrftoken"]}
         if action == "edit":
             form["content"] = f"console edited {_token(rng)}"
+        if action == "reject":
+            form["reason"] = "harness says no"
         _emit(out, "begin", op=f"console {action}", id=memory_id)
         response = await datasette.client.post(f"/-/scope-recall/memories/{memory_id}/{action}", data=form,
                                                cookies=cookies)

@@ -300,6 +300,34 @@ async def test_batch_decision_applies_each_and_reports_refusals(ds, db, rows):
 
 
 @pytest.mark.asyncio
+async def test_a_rejection_needs_a_reason_on_the_row_and_in_a_batch(ds, db, rows):
+    second = lifecycle.extract(db, ALICE.shared_scope, "user", "Alice has a cat", system("digest"),
+                               origin="digest").id
+    db.conn.commit()
+    for reason in ("", "   "):
+        refused = await act(ds, ADMIN, rows["candidate"], "reject", {"reason": reason})
+        assert messages(ds, refused) == [[f"Could not reject memory {rows['candidate']}: say why (the reason "
+                                          "stays with the rejection).", ds.ERROR]]
+    cookies = as_actor(ds, ADMIN)
+    token = (await ds.client.get("/-/login", cookies=cookies)).cookies["ds_csrftoken"]
+
+    async def batch(reason):
+        return await ds.client.post("/-/scope-recall/review/decide", data={
+            "csrftoken": token, "decision": "reject", "ids": str(second), "reason": reason},
+            cookies={**cookies, "ds_csrftoken": token})
+
+    assert messages(ds, await batch("")) == [["Nothing rejected: say why (the reason stays with the rejection).",
+                                              ds.ERROR]]
+    assert [db["memories"].get(i)["lifecycle"] for i in (rows["candidate"], second)] == ["candidate"] * 2
+    assert db["tombstones"].count == 0
+    # control: the same requests with a reason go through, and the reason is kept
+    await act(ds, ADMIN, rows["candidate"], "reject", {"reason": "never said"})
+    assert messages(ds, await batch("a joke"))[0] == [f"Rejected memories {second}.", ds.INFO]
+    assert [db["memories"].get(i)["lifecycle"] for i in (rows["candidate"], second)] == ["rejected"] * 2
+    assert {row["note"] for row in db["tombstones"].rows} == {"never said", "a joke"}
+
+
+@pytest.mark.asyncio
 async def test_review_queue_pages_oldest_first_and_deciding_a_page_skips_nobody(ds, db, rows):
     more = [lifecycle.extract(db, ALICE.shared_scope, "user", f"Alice owns record number {n}", system("digest"),
                               origin="digest").id for n in range(review_queue.PAGE_SIZE + 1)]

@@ -129,7 +129,7 @@ async def test_no_redirect_leaves_the_site(ds, db, rows, target, monkeypatch):
     admin = await session(ds, ADMIN)
     acted = await post(ds, admin, f"/-/scope-recall/memories/{rows['candidate0']}/promote", {"next": target})
     batch = await post(ds, admin, "/-/scope-recall/review/decide",
-                       {"decision": "reject", "ids": str(rows["candidate1"]), "next": target})
+                       {"decision": "reject", "ids": str(rows["candidate1"]), "reason": "no", "next": target})
     for response in (login, acted, batch):
         assert response.status_code == 302
         location = response.headers["location"]
