@@ -24,7 +24,7 @@ from itertools import groupby
 from . import adjudication, journal, recall
 from .adjudication import Decision, Fact, Neighbour
 from .config import Config
-from .errors import ConfigError, ExtractionFailed, LeaseHeld
+from .errors import ConfigError, ConflictingOptions, ExtractionFailed, LeaseHeld
 from .scope import TARGETS
 from .store import now, write
 
@@ -267,7 +267,7 @@ def choose(extractor: str | None, model_id: str | None, config: Config):
     """``--extractor rules`` or a model (flag, then config); neither is an error, never a silent substitute."""
     if extractor == "rules":
         if model_id:
-            raise ConfigError("choose either --model or --extractor rules, not both")
+            raise ConflictingOptions("choose either --model or --extractor rules, not both")
         return RulesExtractor()
     model_id = model_id or config.digest_model
     return ModelExtractor(model_id) if model_id else None

@@ -38,6 +38,12 @@ class ConfigError(ScopeRecallError):
     """Missing or invalid configuration (model ids, paths, passwords)."""
 
 
+class ConflictingOptions(ConfigError):
+    """Choices that exclude each other: a usage error, exit 2 like click's own."""
+
+    exit_code = 2
+
+
 class NoExtractor(ConfigError):
     """The digest has neither a configured model nor an explicit ``--extractor rules``: the backlog waits."""
 

@@ -87,6 +87,8 @@ def test_no_model_and_no_rules_reports_the_backlog(db_path, alice):
     ok = runner.invoke(cli, base + ["--extractor", "rules", "--json"])
     assert ok.exit_code == 0 and json.loads(ok.stdout)["counts"] == {"ADD": 3}
     assert runner.invoke(cli, base).exit_code == 2  # a backlog of 0 is still no extractor
+    both = runner.invoke(cli, base + ["--extractor", "rules", "--model", "canned"])
+    assert both.exit_code == 2 and "not both" in both.stderr and len(memories(db)) == 3
     with pytest.raises(ConfigError):
         digest.choose("rules", "canned", Config())
 
