@@ -30,7 +30,6 @@ ROLES = {"admin": {VIEW, ACT}, "viewer": {VIEW}}
 CONTENT_ACTIONS = ("edit", "supersede")
 REASON_NEEDED = ("reject",)  # a person's no says why: the reason stays with the tombstone
 PAST = {"promote": "promoted", "reject": "rejected"}
-NO_REASON = "say why (the reason stays with the rejection)"
 SCOPE_COLUMNS = ("scope_id", "shared_scope_id")
 
 _drain_lock = threading.Lock()
@@ -201,8 +200,16 @@ def _drain(vectors, path) -> None:
 
 def apply(db, action: str, memory_id: int, principal, form: dict) -> dict:
     content = (form.get("content") or "",) if action in CONTENT_ACTIONS else ()
-    reason = (form.get("reason") or "").strip() or None
+    reason = reason_for(action, form.get("reason"))
     return getattr(lifecycle, action)(db, memory_id, principal, *content, reason=reason)
+
+
+def reason_for(action: str, given: str | None) -> str | None:
+    """The operator's reason, trimmed (or none); a rejection must have one."""
+    reason = (given or "").strip() or None
+    if action in REASON_NEEDED and not reason:
+        raise InvalidInput("say why (the reason stays with the rejection).")
+    return reason
 
 
 def outcome(action: str, memory_id: int, row: dict) -> str:
@@ -236,9 +243,6 @@ async def memory_action(request, datasette):
     if action == "purge" and form.get("confirm") != "yes":
         return Response.redirect(datasette.urls.path(f"{BASE}/memories/{memory_id}/purge"))
     next_path = local_path(form.get("next"), row_path(datasette, memory_id))
-    if action in REASON_NEEDED and not (form.get("reason") or "").strip():
-        datasette.add_message(request, f"Could not {action} memory {memory_id}: {NO_REASON}.", datasette.ERROR)
-        return Response.redirect(next_path)
     try:
         row = await write(datasette, apply, action, memory_id, human(request.actor["id"]), form)
     except ScopeRecallError as error:
@@ -268,10 +272,11 @@ async def review_decide(request, datasette):
     if decision not in review_queue.BATCH_DECISIONS:
         return Response.text(f"decision must be one of {', '.join(review_queue.BATCH_DECISIONS)}", status=400)
     ids = [int(value) for value in form.get("ids", []) if value.isdigit()]
-    reason = (form.get("reason") or [""])[0].strip() or None
     back = local_path((form.get("next") or [""])[0], datasette.urls.path(f"{BASE}/review"))
-    if decision in REASON_NEEDED and ids and not reason:
-        datasette.add_message(request, f"Nothing {PAST[decision]}: {NO_REASON}.", datasette.ERROR)
+    try:
+        reason = reason_for(decision, (form.get("reason") or [""])[0]) if ids else None
+    except InvalidInput as error:
+        datasette.add_message(request, f"Nothing {PAST[decision]}: {error}", datasette.ERROR)
         return Response.redirect(back)
     done, refused = await write(datasette, review_queue.decide, decision, ids, human(request.actor["id"]), reason)
     if done:
