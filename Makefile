@@ -6,7 +6,7 @@ CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint bench clean
 
 $(BIN)/scope-recall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,13 @@ $(BIN)/scope-recall: pyproject.toml
 demo: $(BIN)/scope-recall
 	$(BIN)/scope-recall demo
 
-test: $(BIN)/scope-recall $(CHROMIUM)
+test: $(BIN)/scope-recall $(CHROMIUM) lint
 	$(BIN)/python -m pytest -q
+
+# Style and the layer contracts of docs/architecture.md: a broken contract fails `make test` and so CI.
+lint: $(BIN)/scope-recall
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 # The console's browser test drives Debian's Chromium (never a browser downloaded at test time).
 $(CHROMIUM):

@@ -17,10 +17,11 @@ from datasette import hookimpl
 from datasette.utils.asgi import Forbidden, NotFound, Response
 from markupsafe import Markup
 
-from scope_recall_engine import lifecycle, review_queue, store
 from scope_recall_engine.errors import InvalidInput, ScopeRecallError
-from scope_recall_engine.principals import human
-from scope_recall_engine.scope import label
+from scope_recall_engine.truth import store
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.scope import label
+from scope_recall_engine.writing import lifecycle, review_queue
 
 DATABASE = "memory"
 PLUGIN = "scope-recall"
@@ -28,7 +29,6 @@ BASE = "/-/scope-recall"
 VIEW, ACT = "view-instance", "scope-recall-act"
 ROLES = {"admin": {VIEW, ACT}, "viewer": {VIEW}}
 CONTENT_ACTIONS = ("edit", "supersede")
-REASON_NEEDED = ("reject",)  # a person's no says why: the reason stays with the tombstone
 PAST = {"promote": "promoted", "reject": "rejected"}
 SCOPE_COLUMNS = ("scope_id", "shared_scope_id")
 
@@ -176,7 +176,7 @@ def drain_soon(datasette) -> None:
     if not (datasette.plugin_config(PLUGIN) or {}).get("drain_vectors", True):
         return
     try:
-        from scope_recall_engine import vectors
+        from scope_recall_engine.companion import vectors
     except ImportError:
         return
     path = datasette.get_database(DATABASE).path
@@ -200,16 +200,8 @@ def _drain(vectors, path) -> None:
 
 def apply(db, action: str, memory_id: int, principal, form: dict) -> dict:
     content = (form.get("content") or "",) if action in CONTENT_ACTIONS else ()
-    reason = reason_for(action, form.get("reason"))
+    reason = lifecycle.check_reason(action, form.get("reason"))
     return getattr(lifecycle, action)(db, memory_id, principal, *content, reason=reason)
-
-
-def reason_for(action: str, given: str | None) -> str | None:
-    """The operator's reason, trimmed (or none); a rejection must have one."""
-    reason = (given or "").strip() or None
-    if action in REASON_NEEDED and not reason:
-        raise InvalidInput("say why (the reason stays with the rejection).")
-    return reason
 
 
 def outcome(action: str, memory_id: int, row: dict) -> str:
@@ -274,7 +266,7 @@ async def review_decide(request, datasette):
     ids = [int(value) for value in form.get("ids", []) if value.isdigit()]
     back = local_path((form.get("next") or [""])[0], datasette.urls.path(f"{BASE}/review"))
     try:
-        reason = reason_for(decision, (form.get("reason") or [""])[0]) if ids else None
+        reason = lifecycle.check_reason(decision, (form.get("reason") or [""])[0]) if ids else None
     except InvalidInput as error:
         datasette.add_message(request, f"Nothing {PAST[decision]}: {error}", datasette.ERROR)
         return Response.redirect(back)

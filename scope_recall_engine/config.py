@@ -1,4 +1,5 @@
-"""Settings that live beside the store, in ``config.json`` in the store's directory (Hermes: $HERMES_HOME/scope-recall/)."""
+"""Settings that live beside the store, in ``config.json`` in the store's directory
+(Hermes: $HERMES_HOME/scope-recall/)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .errors import ConfigError
+from scope_recall_engine.errors import ConfigError
 
 DEFAULT_EMBEDDING_MODEL = "scope-recall-e5-small"
 

@@ -6,7 +6,13 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from typing import Callable
 
-from .migrations import CONTEXT_DOCUMENT, FTS_TABLES, MIGRATIONS, rebuild_context_index, schema_version
+from scope_recall_engine.truth.migrations import (
+    CONTEXT_DOCUMENT,
+    FTS_TABLES,
+    MIGRATIONS,
+    rebuild_context_index,
+    schema_version,
+)
 
 
 @dataclass
@@ -96,7 +102,7 @@ def versions(db) -> Check:
 def vector_companion(db) -> Check:
     """The LanceDB companion agrees with truth, except for changes still queued in the outbox (converging);
     with no companion yet, every embeddable memory must at least be queued."""
-    from . import vectors
+    from scope_recall_engine.companion import vectors
 
     try:
         found = vectors.check(db)
@@ -121,7 +127,7 @@ def vector_companion(db) -> Check:
 
 @check
 def digest_backlog(db) -> Check:
-    from . import journal
+    from scope_recall_engine.writing import journal
 
     leases = [f"{row['name']} held by {row['holder']} until {row['expires_at']}" for row in db["leases"].rows]
     return Check("digest_backlog", True, f"{journal.backlog(db)} journal entries waiting for the digest; "
@@ -130,7 +136,7 @@ def digest_backlog(db) -> Check:
 
 def repair(db) -> list[str]:
     """Rebuild what can be rebuilt from truth: the FTS indexes."""
-    from .store import write
+    from scope_recall_engine.truth.store import write
 
     with write(db):
         for table in ("memories_fts", "memories_trigram"):

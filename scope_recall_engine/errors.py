@@ -1,11 +1,10 @@
-"""Every error the engine raises on purpose; adapters map them to exit codes, HTTP status or tool JSON here."""
+"""Every error the engine raises on purpose; each carries the CLI exit code it maps to."""
 
 
 class ScopeRecallError(Exception):
     """Base class: a refusal or invalid request the caller can act on."""
 
     exit_code = 1
-    http_status = 400
 
 
 class InvalidInput(ScopeRecallError):
@@ -13,25 +12,19 @@ class InvalidInput(ScopeRecallError):
 
 
 class NotFound(ScopeRecallError):
-    http_status = 404
+    """No such memory, store or entry."""
 
 
 class NotPermitted(ScopeRecallError):
-    """The principal's kind may not perform this transition (DESIGN §2)."""
-
-    http_status = 403
+    """The principal's kind may not perform this transition (the transition table in writing/lifecycle.py)."""
 
 
 class IllegalTransition(ScopeRecallError):
     """The memory's lifecycle state does not allow this transition."""
 
-    http_status = 409
-
 
 class Tombstoned(ScopeRecallError):
     """The value was rejected or purged by a person and may not come back on its own."""
-
-    http_status = 409
 
 
 class ConfigError(ScopeRecallError):
@@ -59,11 +52,8 @@ class NoExtractor(ConfigError):
 class ExtractionFailed(ScopeRecallError):
     """The digest model's reply was unusable; the entries stay unprocessed for the next run."""
 
-    http_status = 502
-
 
 class LeaseHeld(ScopeRecallError):
     """Another process holds the digest lease; try again after it expires."""
 
     exit_code = 75  # EX_TEMPFAIL: a scheduler may retry
-    http_status = 409

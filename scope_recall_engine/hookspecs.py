@@ -25,3 +25,18 @@ def admission_policy(content, target, scope_id):
 def register_recall_lanes(register):
     """Register extra recall lanes: ``register(name, lane)``, ``lane(db, view, query, limit)`` yielding
     ``(memory_id, score)``; the engine re-reads every id under the visibility predicate before it counts."""
+
+
+@hookspec
+def register_commands(cli):
+    """Add commands to the ``scope-recall`` click group (the CLI, console, Hermes and bench families use it)."""
+
+
+@hookspec
+def purge_memory_rows(db, memory_id):
+    """Inside a purge's transaction: erase what you keep of the memory in the store (the recall ledger does)."""
+
+
+@hookspec
+def purge_memory_copies(db, memory_id):
+    """After a purge committed: erase copies outside the store (the vector companion's rows and old versions)."""

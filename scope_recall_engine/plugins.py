@@ -1,7 +1,8 @@
 """Plugin manager for the engine's hooks: entry points in group ``scope_recall``, and the core's own plugins.
 
-``SCOPE_RECALL_LOAD_PLUGINS`` (comma-separated distribution names, possibly empty) limits which installed
-plugins load, as ``LLM_LOAD_PLUGINS`` does for llm.
+The product's own entry points (the console, Hermes and bench commands) always load. ``SCOPE_RECALL_LOAD_PLUGINS``
+(comma-separated distribution names, possibly empty) limits which other installed plugins load, as
+``LLM_LOAD_PLUGINS`` does for llm; under pytest only the product's own load unless it names more.
 """
 
 from __future__ import annotations
@@ -14,9 +15,14 @@ from importlib import metadata
 
 import pluggy
 
-from . import hookspecs
+from scope_recall_engine import hookspecs
 
-DEFAULT_PLUGINS = ("scope_recall_engine.redaction",)
+DEFAULT_PLUGINS = (
+    "scope_recall_engine.truth.redaction",
+    "scope_recall_engine.reading.ledger",
+    "scope_recall_engine.companion.vectors",
+)
+OWN_DISTRIBUTION = "scope-recall"
 ENTRY_POINT_GROUP = "scope_recall"
 
 pm = pluggy.PluginManager("scope_recall")
@@ -38,6 +44,7 @@ def load_plugins() -> pluggy.PluginManager:
 
 def _register() -> None:
     chosen = os.environ.get("SCOPE_RECALL_LOAD_PLUGINS")
+    _load_distribution(OWN_DISTRIBUTION)
     if chosen is None and "pytest" not in sys.modules:
         pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
     for name in (chosen or "").split(","):
@@ -55,5 +62,5 @@ def _load_distribution(name: str) -> None:
         sys.stderr.write(f"scope-recall plugin {name} could not be found\n")
         return
     for entry_point in distribution.entry_points:
-        if entry_point.group == ENTRY_POINT_GROUP:
+        if entry_point.group == ENTRY_POINT_GROUP and not pm.has_plugin(entry_point.name):
             pm.register(entry_point.load(), name=entry_point.name)

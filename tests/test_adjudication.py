@@ -1,8 +1,7 @@
-from canned_model import canned  # noqa: F401 (fixture)
 
-from scope_recall_engine import adjudication, digest, journal, lifecycle
-from scope_recall_engine.principals import human
-from scope_recall_engine.scope import Identity
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.writing import adjudication, digest, journal, lifecycle
 
 OP = human("op")
 
@@ -70,7 +69,8 @@ def test_a_new_value_for_an_active_slot_is_a_superseding_candidate(db, alice):
     assert rows(db)[1]["lifecycle"] == "active"  # nothing changes until a person says yes
     lifecycle.promote(db, 2, OP)
     old = rows(db)[1]
-    assert (old["lifecycle"], old["superseded_by"]) == ("superseded", 2) and old["valid_to"] == rows(db)[2]["valid_from"]
+    assert (old["lifecycle"], old["superseded_by"]) == ("superseded", 2)
+    assert old["valid_to"] == rows(db)[2]["valid_from"]
 
 
 def test_an_already_active_fact_is_a_noop(db, alice):
@@ -113,7 +113,7 @@ def test_a_model_decision_that_does_not_fit_is_replaced_by_the_rules(db, alice, 
 
 def test_a_model_never_overrides_a_rejection(db, alice, canned):
     say(db, alice, "s1", "I like pineapple pizza")
-    lifecycle.reject(db, 1, OP)
+    lifecycle.reject(db, 1, OP, reason="not wanted")
     journal.append(db, alice, "s2", "user", "pineapple pizza is the best")
     canned.enqueue({"facts": [{"entries": [2], "target": "user", "content": "The user enjoys pineapple pizza"}]},
                    {"decision": "ADD", "id": None, "reason": "new"})

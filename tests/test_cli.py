@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from scope_recall_engine.cli import cli
+from scope_recall_engine.cli.main import cli
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_scope_isolation_on_every_cli_read_path(run, tmp_path):
         assert [h["id"] for h in hits] == ([expected] if expected else [])
         listed = as_json(run("review", "list", "--user", user, "--json"))
         assert [r["id"] for r in listed] == ([expected] if expected else [])
-        exported = [json.loads(l) for l in run("export", "--user", user).stdout.splitlines()]
+        exported = [json.loads(line) for line in run("export", "--user", user).stdout.splitlines()]
         assert [r["id"] for r in exported] == ([expected] if expected else [])
     # the local scratch row is visible only in its own chat
     in_chat = as_json(run("search", "--user", "alice", "--chat", "c1", "--json", "notebook"))
@@ -165,7 +165,7 @@ def test_a_store_that_cannot_be_opened_is_a_clear_error(tmp_path):
 
 def test_search_reads_the_scope_aliases_configured_beside_the_store(run, db_path):
     from scope_recall_engine import config
-    from scope_recall_engine.scope import Identity
+    from scope_recall_engine.truth.scope import Identity
 
     store(run, "team", "The team's deploy window is Tuesday 14:00")
     assert as_json(run("search", "--user", "alice", "--json", "deploy window")) == []  # not alice's scope

@@ -7,9 +7,10 @@ import pytest
 import pytest_asyncio
 from datasette_auth_passwords.utils import hash_password
 
-from scope_recall_engine import console, journal, lifecycle, review_queue
-from scope_recall_engine.principals import human, system
-from scope_recall_engine.scope import Identity
+from datasette_plugins import server
+from scope_recall_engine.truth.principals import human, system
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.writing import journal, lifecycle, review_queue
 
 ALICE = Identity(user="alice", platform="telegram", chat="family")
 ADMIN = {"id": "admin", "role": "admin"}
@@ -42,9 +43,9 @@ def rows(db):
 
 
 async def console_for(db_path, drain_vectors=False):
-    metadata = console.load_metadata()
+    metadata = server.load_metadata()
     metadata["plugins"]["scope-recall"] = {"drain_vectors": drain_vectors}
-    datasette = console.build(db_path, metadata)
+    datasette = server.build(db_path, metadata)
     await datasette.invoke_startup()
     return datasette
 
@@ -115,8 +116,8 @@ async def test_illegal_transition_flashes_the_error_and_changes_nothing(ds, db, 
     [(text, kind)] = messages(ds, response)
     assert kind == ds.ERROR and "cannot promote" in text and "it is active" in text
     assert snapshot(db) == before
-    page = await ds.client.get(response.headers["location"], cookies={**as_actor(ds, ADMIN),
-                                                                         "ds_messages": response.cookies["ds_messages"]})
+    shown = {**as_actor(ds, ADMIN), "ds_messages": response.cookies["ds_messages"]}
+    page = await ds.client.get(response.headers["location"], cookies=shown)
     assert "cannot promote" in page.text
     ok = await act(ds, ADMIN, rows["candidate"], "promote")
     assert messages(ds, ok) == [[f"Memory {rows['candidate']} is now active.", ds.INFO]]
@@ -306,8 +307,8 @@ async def test_a_rejection_needs_a_reason_on_the_row_and_in_a_batch(ds, db, rows
     db.conn.commit()
     for reason in ("", "   "):
         refused = await act(ds, ADMIN, rows["candidate"], "reject", {"reason": reason})
-        assert messages(ds, refused) == [[f"Could not reject memory {rows['candidate']}: say why (the reason "
-                                          "stays with the rejection).", ds.ERROR]]
+        assert messages(ds, refused) == [[f"Could not reject memory {rows['candidate']}: say why: a reject is "
+                                          "recorded with its reason.", ds.ERROR]]
     cookies = as_actor(ds, ADMIN)
     token = (await ds.client.get("/-/login", cookies=cookies)).cookies["ds_csrftoken"]
 
@@ -316,7 +317,7 @@ async def test_a_rejection_needs_a_reason_on_the_row_and_in_a_batch(ds, db, rows
             "csrftoken": token, "decision": "reject", "ids": str(second), "reason": reason},
             cookies={**cookies, "ds_csrftoken": token})
 
-    assert messages(ds, await batch("")) == [["Nothing rejected: say why (the reason stays with the rejection).",
+    assert messages(ds, await batch("")) == [["Nothing rejected: say why: a reject is recorded with its reason.",
                                               ds.ERROR]]
     assert [db["memories"].get(i)["lifecycle"] for i in (rows["candidate"], second)] == ["candidate"] * 2
     assert db["tombstones"].count == 0
@@ -358,8 +359,8 @@ async def test_history_puts_versions_and_events_on_one_timeline(ds, rows):
 
 @pytest.mark.asyncio
 async def test_actions_drain_the_vector_outbox_when_enabled(ds, db, db_path, rows, monkeypatch):
-    from scope_recall_engine import vectors
     from datasette_plugins import console as plugin
+    from scope_recall_engine.companion import vectors
 
     drained = []
     monkeypatch.setattr(vectors, "drain", lambda database: drained.append(database.execute(

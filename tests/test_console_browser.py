@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from datasette_auth_passwords.utils import hash_password
 
-from scope_recall_engine import review_queue
-from scope_recall_engine.demo import seed
-from scope_recall_engine.store import connect
+from datasette_plugins.demo import seed
+from scope_recall_engine.truth.store import connect
+from scope_recall_engine.writing import review_queue
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

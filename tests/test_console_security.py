@@ -5,9 +5,11 @@ import pytest
 import pytest_asyncio
 from datasette_auth_passwords.utils import hash_password
 
-from scope_recall_engine import console, doctor, lifecycle
-from scope_recall_engine.principals import human, system
-from scope_recall_engine.scope import Identity
+from datasette_plugins import server
+from scope_recall_engine import doctor
+from scope_recall_engine.truth.principals import human, system
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.writing import lifecycle
 
 ALICE = Identity(user="alice", platform="telegram", chat="family")
 ADMIN, VIEWER = {"id": "dana", "role": "admin"}, {"id": "vic", "role": "viewer"}
@@ -30,9 +32,9 @@ def rows(db):
 
 @pytest_asyncio.fixture
 async def ds(db_path, rows):
-    metadata = console.load_metadata()
+    metadata = server.load_metadata()
     metadata["plugins"]["scope-recall"] = {"drain_vectors": False}
-    datasette = console.build(db_path, metadata)
+    datasette = server.build(db_path, metadata)
     await datasette.invoke_startup()
     yield datasette
     datasette.get_database("memory").close()

@@ -2,9 +2,11 @@
 
 from datetime import timedelta
 
-from scope_recall_engine import doctor, lifecycle, retrieval
-from scope_recall_engine.principals import agent, human
-from scope_recall_engine.visibility import View
+from scope_recall_engine import doctor
+from scope_recall_engine.reading import retrieval
+from scope_recall_engine.truth.principals import agent, human
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import lifecycle
 
 
 def context_doc(db, memory_id):
@@ -18,7 +20,8 @@ def store(db, identity, text):
 def test_a_reply_is_found_through_the_question_it_answers(db, alice):
     asked = store(db, alice, "Bob: where did you go hiking last weekend?")
     answer = store(db, alice, "Alice: the Lost Coast trail, it was stunning")
-    assert context_doc(db, answer) == "Bob: where did you go hiking last weekend?\nAlice: the Lost Coast trail, it was stunning"
+    assert context_doc(db, answer) == ("Bob: where did you go hiking last weekend?\n"
+                                       "Alice: the Lost Coast trail, it was stunning")
     view = View(alice.accessible())
     hits = retrieval.search(db, view, "where did Alice go hiking", abstain=False, use_vectors=False)
     assert {asked, answer} <= {hit.id for hit in hits}

@@ -3,10 +3,10 @@
 from click.testing import CliRunner
 from datasette_auth_passwords.utils import verify_password
 
-from scope_recall_engine import review_queue
-from scope_recall_engine.cli import cli
-from scope_recall_engine.demo import seed
-from scope_recall_engine.store import connect
+from datasette_plugins.demo import seed
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.truth.store import connect
+from scope_recall_engine.writing import review_queue
 
 
 def test_demo_store_has_every_kind_of_row_an_operator_meets(tmp_path):

@@ -6,16 +6,16 @@ import sys
 import threading
 
 import pytest
-from canned_model import canned  # noqa: F401 (fixture)
 from click.testing import CliRunner
 
-from scope_recall_engine import digest, journal, lifecycle, retrieval
-from scope_recall_engine.cli import cli
+from scope_recall_engine.cli.main import cli
 from scope_recall_engine.config import Config
 from scope_recall_engine.errors import ConfigError, ExtractionFailed, LeaseHeld
-from scope_recall_engine.principals import human
-from scope_recall_engine.store import connect
-from scope_recall_engine.visibility import View
+from scope_recall_engine.reading import retrieval
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.store import connect
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import digest, journal, lifecycle
 
 TURNS = ["My name is Dana and I live in Lisbon.", "Can you check the weather?", "I love green tea"]
 
@@ -33,7 +33,8 @@ def test_rules_digest_makes_candidates_that_are_not_recalled_until_promoted(db, 
     report = digest.run(db, digest.RulesExtractor())
     assert (report.entries, report.facts, report.counts, report.backlog) == (3, 3, {"ADD": 3}, 0)
     rows = memories(db)
-    assert [r[2] for r in rows] == ["The user's name is Dana.", "The user lives in Lisbon.", "The user loves green tea."]
+    assert [r[2] for r in rows] == ["The user's name is Dana.", "The user lives in Lisbon.",
+                                    "The user loves green tea."]
     assert {(r[1], r[3], r[4], r[5]) for r in rows} == {("candidate", "digest", "system:digest", "ADD")}
     view = View(alice.accessible())
     assert list(retrieval.search(db, view, "Lisbon")) == []
@@ -217,7 +218,7 @@ def test_bench_write_cli_reports_both_rates():
 
 @pytest.mark.slow
 def test_write_path_throughput_targets():
-    from scope_recall_engine.bench_write import measure
+    from scope_recall_bench.bench_write import measure
 
     figures = measure(5000)
     assert figures["journal_append_per_s"] >= 2000 and figures["digest_rules_per_s"] >= 1000

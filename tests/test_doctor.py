@@ -2,9 +2,10 @@ import json
 
 from click.testing import CliRunner
 
-from scope_recall_engine import doctor, lifecycle
-from scope_recall_engine.cli import cli
-from scope_recall_engine.principals import agent, human
+from scope_recall_engine import doctor
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.truth.principals import agent, human
+from scope_recall_engine.writing import lifecycle
 
 
 def names_failing(db):
@@ -45,7 +46,8 @@ def test_a_write_that_bypassed_the_engine_is_reported(db, alice):
 
 
 def test_vector_companion_drift_is_found_and_rebuild_repairs_it(db, db_path, alice):
-    from scope_recall_engine import config, embedders, vectors
+    from scope_recall_engine import config
+    from scope_recall_engine.companion import embedders, vectors
 
     config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
     memory_id = seeded(db, alice)
@@ -61,7 +63,8 @@ def test_vector_companion_drift_is_found_and_rebuild_repairs_it(db, db_path, ali
 def test_a_lost_companion_is_reported_and_rebuild_repairs_it(db, db_path, alice):
     import shutil
 
-    from scope_recall_engine import config, embedders, vectors
+    from scope_recall_engine import config
+    from scope_recall_engine.companion import embedders, vectors
 
     config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
     seeded(db, alice)

@@ -6,12 +6,12 @@ import llm
 import numpy as np
 from llm.plugins import pm
 
-from scope_recall_engine import embedders
+from scope_recall_engine.companion import embedders
 
 
 def test_models_register_without_entry_points():
     """LLM_LOAD_PLUGINS="" turns entry points off (read when llm is imported): the engine registers itself."""
-    code = ("import llm; from scope_recall_engine import embedders; embedders.ensure_registered(); "
+    code = ("import llm; from scope_recall_engine.companion import embedders; embedders.ensure_registered(); "
             "embedders.ensure_registered(); ids = [m.model_id for m in llm.get_embedding_models()]; "
             "print(ids.count('scope-recall-e5-small'), ids.count('scope-recall-hash'))")
     env = {**os.environ, "LLM_LOAD_PLUGINS": ""}

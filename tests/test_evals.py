@@ -3,8 +3,8 @@ import json
 
 from click.testing import CliRunner
 
-from scope_recall_engine import evals
-from scope_recall_engine.cli import cli
+from scope_recall_bench import evals
+from scope_recall_engine.cli.main import cli
 
 TINY_LOCOMO = [{
     "sample_id": "tiny-1",

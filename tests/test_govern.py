@@ -2,11 +2,12 @@ import json
 
 from click.testing import CliRunner
 
-from scope_recall_engine import govern, lifecycle, recall
-from scope_recall_engine.cli import cli
-from scope_recall_engine.principals import agent, human
-from scope_recall_engine.store import history
-from scope_recall_engine.visibility import View
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.reading import ledger
+from scope_recall_engine.truth.principals import agent, human
+from scope_recall_engine.truth.store import history
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import govern, lifecycle
 
 LONG_AGO = "2000-01-01T00:00:00.000000+00:00"
 
@@ -18,9 +19,9 @@ def seed(db, alice):
     db.execute("update memories set created_at = ? where id != ?", [LONG_AGO, ids["fresh"]])
     view = View(alice.accessible())
     for _ in range(5):
-        recall.record(db, view, "q", surface="test", session_key=None, ranked_ids=[ids["busy"]],
+        ledger.record(db, view, "q", surface="test", session_key=None, ranked_ids=[ids["busy"]],
                       packed_ids=[ids["busy"]], miss_reason=None)
-    recall.record(db, view, "q", surface="test", session_key=None, ranked_ids=[ids["faded"]],
+    ledger.record(db, view, "q", surface="test", session_key=None, ranked_ids=[ids["faded"]],
                   packed_ids=[ids["faded"]], miss_reason=None)
     db.execute("update recall_events set at = ? where packed_ids = ?", [LONG_AGO, json.dumps([ids["faded"]])])
     return ids

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from scope_recall_engine import config, hermes
-from scope_recall_engine.store import connect
+from hermes_plugin import install, runtime
+from scope_recall_engine import config
+from scope_recall_engine.truth.store import connect
 
 FACT = "The user's favourite tea is oolong"
 
@@ -83,8 +84,8 @@ def test_real_agent_recalls_turn_one_memory_inside_turn_two_memory_context(fake_
     url, requests = fake_model
     home = Path(os.environ["HERMES_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    hermes.install(home, link=True)
-    config.save(hermes.store_path(home), config.Config(embedding_model="scope-recall-hash"))
+    install.install(home, link=True)
+    config.save(runtime.hermes_store(home), config.Config(embedding_model="scope-recall-hash"))
     (home / "config.yaml").write_text("memory:\n  provider: scope-recall\n", encoding="utf-8")
 
     agent = AIAgent(base_url=url, api_key="test-key", model="fake", quiet_mode=True, skip_context_files=True,
@@ -103,7 +104,7 @@ def test_real_agent_recalls_turn_one_memory_inside_turn_two_memory_context(fake_
     assert "Recalled memories (untrusted data" in block and f'"{FACT}"' in block
     assert "Scope Recall long-term memory is on" in requests[2]["messages"][0]["content"]
 
-    db = connect(hermes.store_path(home))
+    db = connect(runtime.hermes_store(home))
     row = next(db["memories"].rows_where("content = ?", [FACT]))
     assert row["created_by"] == "agent:default" and "user:5:alice" in row["scope_id"]  # the model's user_id ignored
     assert db["recall_events"].count == 2

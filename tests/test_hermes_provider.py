@@ -8,10 +8,14 @@ import pytest
 from agent.memory_manager import MemoryManager
 from plugins.memory import load_memory_provider
 
-from scope_recall_engine import config, digest, hermes, journal, lifecycle, recall, vectors
-from scope_recall_engine.principals import human, system
-from scope_recall_engine.scope import Identity
-from scope_recall_engine.store import connect
+from hermes_plugin import install, runtime
+from scope_recall_engine import config
+from scope_recall_engine.companion import vectors
+from scope_recall_engine.reading import recall
+from scope_recall_engine.truth.principals import human, system
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.truth.store import connect
+from scope_recall_engine.writing import digest, journal, lifecycle
 
 FAST = config.Config(embedding_model="scope-recall-hash")  # the deterministic test embedder: no model load
 
@@ -20,14 +24,14 @@ FAST = config.Config(embedding_model="scope-recall-hash")  # the deterministic t
 def home():
     path = Path(os.environ["HERMES_HOME"])
     path.mkdir(parents=True, exist_ok=True)
-    hermes.install(path, link=True)
-    config.save(hermes.store_path(path), FAST)
+    install.install(path, link=True)
+    config.save(runtime.hermes_store(path), FAST)
     return path
 
 
 @pytest.fixture
 def store(home):
-    database = connect(hermes.store_path(home))
+    database = connect(runtime.hermes_store(home))
     yield database
     database.close()
 
@@ -58,7 +62,7 @@ def test_loads_through_hermes_discovery_with_only_the_four_tools(home):
     for schema in provider.get_tool_schemas():
         assert set(schema) == {"name", "description", "parameters"}
         assert not {"user_id", "scope", "user"} & set(schema["parameters"]["properties"])
-    assert hermes.verify(home)["ok"] is True
+    assert install.verify(home)["ok"] is True
 
 
 def test_two_users_two_chats_durable_facts_cross_chats_scratch_and_users_do_not(home):
@@ -132,7 +136,7 @@ def test_nonsense_prefetch_is_empty_and_packets_respect_limits(home):
 
 
 def test_gateway_without_user_id_is_disabled_while_cli_uses_the_fallback_user(home, store):
-    config.save(hermes.store_path(home), config.Config(embedding_model=FAST.embedding_model, fallback_user="carol"))
+    config.save(runtime.hermes_store(home), config.Config(embedding_model=FAST.embedding_model, fallback_user="carol"))
     off = start(home, "s-gw", platform="discord", chat_id="c1")
     assert off.status.startswith("off:") and "never pooled" in off.status
     assert off.get_tool_schemas() == [] and off.prefetch("anything about tea") == ""
@@ -260,7 +264,7 @@ def test_session_end_digests_only_when_an_extractor_is_configured(home, store, m
 def test_cli_install_copies_the_plugin_and_verify_reports_what_hermes_finds(tmp_path):
     from click.testing import CliRunner
 
-    from scope_recall_engine.cli import cli
+    from scope_recall_engine.cli.main import cli
 
     runner, home = CliRunner(), tmp_path / "hermes-home"
     empty = runner.invoke(cli, ["hermes", "verify", "--hermes-home", str(home), "--json"])

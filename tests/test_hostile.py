@@ -1,22 +1,24 @@
-"""The hostile input corpus (tests/fixtures/hostile.json): each input is refused cleanly, or stored and then
-inert in the recall packet and escaped on every console page that shows it."""
+"""The hostile input corpus (scope_recall_bench/fixtures/hostile.json): each input is refused cleanly, or stored
+and then inert in the recall packet and escaped on every console page that shows it."""
 
 import html
 import json
 import re
 import unicodedata
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from scope_recall_engine import console, lifecycle, recall
-from scope_recall_engine.cli import cli
-from scope_recall_engine.principals import human, system
-from scope_recall_engine.scope import Identity
-from scope_recall_engine.visibility import View
+from datasette_plugins import server
+from scope_recall_bench.bench_faults import HOSTILE_FIXTURE
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.reading import recall
+from scope_recall_engine.truth.principals import human, system
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import lifecycle
 
-CORPUS = json.loads((Path(__file__).parent / "fixtures" / "hostile.json").read_text(encoding="utf-8"))["inputs"]
+CORPUS = json.loads(HOSTILE_FIXTURE.read_text(encoding="utf-8"))["inputs"]
 REFUSED = [item for item in CORPUS if item["expect"] == "refused"]
 STORED = [item for item in CORPUS if item["expect"] == "stored"]
 OWNER = Identity(user='<img src=x onerror=alert("owner")>', platform="telegram", chat="<b>chat</b>")
@@ -100,8 +102,8 @@ async def test_every_stored_input_and_a_hostile_identity_are_escaped_on_every_co
                                       origin="digest").id
         stored[item["name"]] = (text, active, candidate)
     db.conn.commit()
-    datasette = console.build(db_path, {**console.load_metadata(), "plugins": {
-        **console.load_metadata()["plugins"], "scope-recall": {"drain_vectors": False}}})
+    datasette = server.build(db_path, {**server.load_metadata(), "plugins": {
+        **server.load_metadata()["plugins"], "scope-recall": {"drain_vectors": False}}})
     await datasette.invoke_startup()
     cookies = {"ds_actor": datasette.sign({"a": ADMIN}, "actor")}
     fetched = {}

@@ -5,13 +5,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scope_recall_engine import journal, lifecycle, retrieval
-from scope_recall_engine.cli import cli
+from scope_recall_engine.cli.main import cli
 from scope_recall_engine.config import Config
 from scope_recall_engine.errors import InvalidInput
-from scope_recall_engine.principals import human
-from scope_recall_engine.scope import Identity
-from scope_recall_engine.visibility import View
+from scope_recall_engine.reading import retrieval
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import journal, lifecycle
 
 SECRET = "sk-proj-Zq9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0F"
 

@@ -1,17 +1,19 @@
-"""The transition table of DESIGN §2, exhaustively: every principal kind x every transition x every from-state."""
+"""The transition table (docs/architecture.md), exhaustively: every principal kind x every transition x every
+from-state."""
 
 import pytest
 
-from scope_recall_engine import lifecycle
 from scope_recall_engine.errors import IllegalTransition, NotFound, NotPermitted
-from scope_recall_engine.principals import agent, human, system
-from scope_recall_engine.store import get_memory
+from scope_recall_engine.truth.principals import agent, human, system
+from scope_recall_engine.truth.store import get_memory
+from scope_recall_engine.writing import lifecycle
 
 PRINCIPALS = {"human": human("ops"), "agent": agent("default"), "system": system("decay")}
 STATES = ["candidate", "active", "archived", "rejected", "superseded", "purged"]
 ACTIONS = ["promote", "reject", "archive", "restore", "edit", "supersede", "purge"]
 
-# Written out by hand from DESIGN §2 (not derived from lifecycle.RULES): ok, "perm" (NotPermitted), "state" (Illegal).
+# Written out by hand from the documented table (not derived from lifecycle.TRANSITIONS):
+# ok, "perm" (NotPermitted), "state" (Illegal).
 ALLOWED_FROM = {
     "promote": {"candidate"},
     "reject": {"candidate"},
@@ -39,7 +41,7 @@ def make(db, identity, state, text="Alice keeps bees on the roof"):
     if state == "candidate":
         return memory_id
     if state == "rejected":
-        lifecycle.reject(db, memory_id, ops)
+        lifecycle.reject(db, memory_id, ops, reason="setup")
         return memory_id
     lifecycle.promote(db, memory_id, ops)
     if state == "archived":
@@ -53,8 +55,8 @@ def make(db, identity, state, text="Alice keeps bees on the roof"):
 
 def apply(db, action, memory_id, principal, scopes):
     if action in ("edit", "supersede"):
-        return getattr(lifecycle, action)(db, memory_id, principal, "Alice keeps wasps", scopes=scopes)
-    return getattr(lifecycle, action)(db, memory_id, principal, scopes=scopes)
+        return getattr(lifecycle, action)(db, memory_id, principal, "Alice keeps wasps", scopes=scopes, reason="test")
+    return getattr(lifecycle, action)(db, memory_id, principal, scopes=scopes, reason="test")
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -153,8 +155,8 @@ def test_promoting_a_superseding_candidate_closes_the_active_row(db, alice):
 
 
 def test_an_agent_edit_loses_the_human_review_and_leaves_trusted_reads(db, alice):
-    from scope_recall_engine import retrieval
-    from scope_recall_engine.visibility import View
+    from scope_recall_engine.reading import retrieval
+    from scope_recall_engine.truth.visibility import View
 
     memory_id = lifecycle.store(db, alice, "user", "Alice reviews safety checks weekly", human("ops")).id
     trusted = View(alice.accessible(), trusted_only=True)

@@ -11,15 +11,19 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from scope_recall_engine import config, embedders, lifecycle, recall, retrieval, review_queue, tools, transfer
-from scope_recall_engine.content import normalize
+from scope_recall_engine import agent_tools, config
+from scope_recall_engine.companion import embedders
 from scope_recall_engine.errors import Tombstoned
-from scope_recall_engine.principals import agent, human, system
-from scope_recall_engine.scope import Identity
-from scope_recall_engine.store import connect
-from scope_recall_engine.visibility import View
+from scope_recall_engine.reading import recall, retrieval
+from scope_recall_engine.truth.content import normalize
+from scope_recall_engine.truth.principals import agent, human, system
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.truth.store import connect
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import lifecycle, review_queue, transfer
 
 EXAMPLES = 100  # per property test (bench faults counts the examples that pass)
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,14 +69,14 @@ def seed(db, identity: Identity, token: str) -> dict:
 def surfaces(db, identity: Identity, query: str) -> dict[str, set[int]]:
     """Memory ids each read surface returns to ``identity`` for ``query``."""
     view = View(identity.accessible())
-    context = tools.ToolContext(db, identity, agent(identity.agent), view)
-    searched = json.loads(tools.call(context, tools.SEARCH, {"query": query}))
+    context = agent_tools.ToolContext(db, identity, agent(identity.agent), view)
+    searched = json.loads(agent_tools.call(context, agent_tools.SEARCH, {"query": query}))
     queue = review_queue.queue(db, identity.shared_scope).items
     return {
         "search": {hit.id for hit in retrieval.search(db, view, query, 10).hits},
         "packet": set(recall.packet(db, view, query, surface="property").ids),
         "tool": {result["id"] for result in searched.get("results", [])},
-        "export": {row["id"] for row in transfer.export_rows(db, identity)},
+        "export": {row["id"] for row in transfer.export_rows(db, identity.accessible())},
         "queue": {item.memory["id"] for item in queue} | {hit.id for item in queue for hit in item.nearest},
         "candidates": {row["id"] for row in review_queue.candidates(db, identity.shared_scope)},
     }
@@ -144,7 +148,7 @@ def test_a_rejected_value_is_refused_in_every_variant_the_normalizer_folds(pair,
     assert normalize(value) == normalize(variant)
     with fresh_store() as db:
         refused = lifecycle.extract(db, identity.shared_scope, "user", value, system("digest"), origin="digest").id
-        lifecycle.reject(db, refused, ME)
+        lifecycle.reject(db, refused, ME, reason="not wanted")
         try:
             lifecycle.store(db, identity, "user", variant, ME)
         except Tombstoned:

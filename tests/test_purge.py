@@ -3,11 +3,13 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from scope_recall_engine import config, digest, doctor, embedders, journal, lifecycle, transfer, vectors
-from scope_recall_engine.cli import cli
+from scope_recall_engine import config, doctor
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.companion import embedders, vectors
 from scope_recall_engine.errors import Tombstoned
-from scope_recall_engine.principals import human
-from scope_recall_engine.store import history
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.store import history
+from scope_recall_engine.writing import digest, journal, lifecycle, transfer
 
 OP = human("op")
 VALUE = "Quetzalcoatlus"
@@ -51,7 +53,7 @@ def test_purge_erases_the_source_entries_and_flags_other_memories_citing_them(db
     journal.append(db, alice, "s1", "user", f"My name is {VALUE} and I live in Lima")
     journal.append(db, alice, "s2", "user", "I like tea")
     digest.run(db, digest.RulesExtractor())
-    lima, tea = db["memories"].get(2), db["memories"].get(3)
+    lima = db["memories"].get(2)
     assert lima["provenance"] is None and db["memory_sources"].count_where("revoked = 0") == 3
     lifecycle.purge(db, 1, OP)
     assert [e["content"] for e in journal.entries(db, alice)] == ["I like tea"]

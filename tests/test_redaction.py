@@ -2,9 +2,9 @@ import re
 
 import pytest
 
-from scope_recall_engine import redaction
 from scope_recall_engine.hookspecs import hookimpl
 from scope_recall_engine.plugins import load_plugins
+from scope_recall_engine.truth import redaction
 
 SECRETS = {
     "openai_key": "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",

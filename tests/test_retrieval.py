@@ -3,10 +3,13 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from scope_recall_engine import config, embedders, lifecycle, retrieval, vectors
-from scope_recall_engine.cli import cli
-from scope_recall_engine.principals import agent, human
-from scope_recall_engine.visibility import View
+from scope_recall_engine import config
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.companion import dense, embedders, vectors
+from scope_recall_engine.reading import retrieval
+from scope_recall_engine.truth.principals import agent, human
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import lifecycle
 
 ME = human("tester")
 FACTS = {
@@ -80,23 +83,23 @@ def test_vector_lane_scope_isolation(hashed, alice, bob):
     mine = lifecycle.store(hashed, alice, "memory", text, ME).id
     theirs = lifecycle.store(hashed, bob, "memory", text, ME).id
     vectors.drain(hashed)
-    lane, status = retrieval.vector(hashed, View(alice.accessible()), text)
+    lane, status = dense.lane(hashed, View(alice.accessible()), text)
     assert status == "ok" and set(lane.hits) == {mine}  # positive control: the same text is found in-scope
-    lane, _ = retrieval.vector(hashed, View(bob.accessible()), text)
+    lane, _ = dense.lane(hashed, View(bob.accessible()), text)
     assert set(lane.hits) == {theirs}
 
 
 def test_tampered_hash_never_reaches_results_and_marks_repair(hashed, alice):
     ids = _fill(hashed, alice)
     view = View(alice.accessible())
-    lane, _ = retrieval.vector(hashed, view, FACTS["tea"])
+    lane, _ = dense.lane(hashed, view, FACTS["tea"])
     assert ids["tea"] in lane.hits  # positive control before tampering
     vectors._table(hashed).update(where=f"id = {ids['tea']}", values={"content_hash": "0" * 64})
-    lane, _ = retrieval.vector(hashed, view, FACTS["tea"])
+    lane, _ = dense.lane(hashed, view, FACTS["tea"])
     assert ids["tea"] not in lane.hits and ids["food"] in lane.hits
     assert vectors.check(hashed).repairs == 1
     vectors.drain(hashed)  # the repair mark queued the id: the drainer rewrites it from truth
-    assert vectors.check(hashed).ok and ids["tea"] in retrieval.vector(hashed, view, FACTS["tea"])[0].hits
+    assert vectors.check(hashed).ok and ids["tea"] in dense.lane(hashed, view, FACTS["tea"])[0].hits
 
 
 def test_rows_a_view_may_not_see_are_not_mistaken_for_a_broken_companion(hashed, alice):
@@ -104,12 +107,12 @@ def test_rows_a_view_may_not_see_are_not_mistaken_for_a_broken_companion(hashed,
     asserted = lifecycle.store(hashed, alice, "memory", "alice drinks green tea with mint", agent("a")).id
     vectors.drain(hashed)  # ... and one by the agent, which a trusted-only view does not see
     trusted = View(alice.accessible(), trusted_only=True)
-    lane, _ = retrieval.vector(hashed, trusted, FACTS["tea"])
+    lane, _ = dense.lane(hashed, trusted, FACTS["tea"])
     assert ids["tea"] in lane.hits and asserted not in lane.hits
     assert vectors.check(hashed).repairs == 0 and vectors.pending(hashed) == 0
     # control on the same surface: a companion row that really disagrees with truth is still flagged
     vectors._table(hashed).update(where=f"id = {asserted}", values={"content_hash": "0" * 64})
-    retrieval.vector(hashed, trusted, FACTS["tea"])
+    dense.lane(hashed, trusted, FACTS["tea"])
     assert vectors.check(hashed).repairs == 1
 
 
@@ -120,7 +123,7 @@ def test_companion_row_pointed_at_another_scope_is_dropped(hashed, alice, bob):
     vectors._table(hashed).update(where=f"id = {secret}", values={"scope_id": alice.shared_scope})
     result = retrieval.search(hashed, View(alice.accessible()), "locker combination 31-7-22")
     assert secret not in _ids(result)
-    assert secret not in retrieval.vector(hashed, View(alice.accessible()), "locker combination")[0].hits
+    assert secret not in dense.lane(hashed, View(alice.accessible()), "locker combination")[0].hits
     assert vectors.check(hashed).repairs >= 1
     assert _ids(retrieval.search(hashed, View(bob.accessible()), "locker combination"))[:1] == [secret]
 
@@ -204,10 +207,10 @@ def test_cli_index_commands(db_path, alice):
 
 
 def test_a_plugin_lane_adds_candidates_but_never_past_the_visibility_predicate(db, alice, bob):
-    from scope_recall_engine import lifecycle
     from scope_recall_engine.hookspecs import hookimpl
     from scope_recall_engine.plugins import load_plugins
-    from scope_recall_engine.principals import human
+    from scope_recall_engine.truth.principals import human
+    from scope_recall_engine.writing import lifecycle
 
     mine = lifecycle.store(db, alice, "user", "Alice's locker is number 4417", human("t")).id
     theirs = lifecycle.store(db, bob, "user", "Bob's locker is number 9120", human("t")).id

@@ -1,8 +1,9 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scope_recall_engine.errors import InvalidInput
-from scope_recall_engine.scope import Identity, decode, label, shared_part
+from scope_recall_engine.truth.scope import Identity, decode, label, shared_part
 
 identifiers = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() and "\x00" not in s)
 

@@ -4,11 +4,12 @@ import sqlite3
 
 import pytest
 
-from scope_recall_engine import lifecycle, store
-from scope_recall_engine.migrations import MIGRATIONS, MIGRATIONS_TABLE, schema_version
-from scope_recall_engine.principals import agent, human, system
-from scope_recall_engine.scope import Identity
-from scope_recall_engine.store import connect, get_memory, history
+from scope_recall_engine.truth import store
+from scope_recall_engine.truth.migrations import MIGRATIONS, MIGRATIONS_TABLE, schema_version
+from scope_recall_engine.truth.principals import agent, human, system
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.truth.store import connect, get_memory, history
+from scope_recall_engine.writing import lifecycle
 
 
 def test_migrations_apply_once_and_are_idempotent_on_an_existing_file(db_path, alice):
@@ -92,7 +93,7 @@ def test_every_mutation_is_audited_with_a_principal(db, alice, bob):
     lifecycle.restore(db, a, ops)
     lifecycle.supersede(db, c, ops, "Alice sculpts in marble")
     r = lifecycle.extract(db, bob.shared_scope, "user", "Bob juggles", system("digest"), origin="digest").id
-    lifecycle.reject(db, r, ops)
+    lifecycle.reject(db, r, ops, reason="not wanted")
     lifecycle.purge(db, a, ops)
     for memory in db["memories"].rows:
         events = list(db["audit_events"].rows_where("memory_id = ?", [memory["id"]]))

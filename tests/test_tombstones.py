@@ -2,11 +2,11 @@
 
 import pytest
 
-from scope_recall_engine import lifecycle, transfer
-from scope_recall_engine.content import content_hash
 from scope_recall_engine.errors import Tombstoned
-from scope_recall_engine.principals import agent, human, system
-from scope_recall_engine.scope import Identity
+from scope_recall_engine.truth.content import content_hash
+from scope_recall_engine.truth.principals import agent, human, system
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.writing import lifecycle, transfer
 
 VARIANTS = [
     "alice hates cats",
@@ -82,7 +82,7 @@ def test_a_no_after_an_edit_covers_every_earlier_wording(db, alice, decision):
     memory_id = lifecycle.extract(db, alice.shared_scope, "user", "Alice's passport number is X1234567",
                                   system("digest"), origin="digest").id
     lifecycle.edit(db, memory_id, human("carol"), "Alice's passport number is X1234567 (expires 2030)")
-    getattr(lifecycle, decision)(db, memory_id, human("carol"))
+    getattr(lifecycle, decision)(db, memory_id, human("carol"), reason="not to be kept")
     for wording in ("Alice's passport number is X1234567", "alice's passport number is x1234567 (expires 2030)"):
         with pytest.raises(Tombstoned):
             lifecycle.store(db, alice, "user", wording, agent("default"))

@@ -3,10 +3,10 @@ import time
 
 from click.testing import CliRunner
 
-from scope_recall_engine import digest, journal, lifecycle
-from scope_recall_engine.cli import cli
-from scope_recall_engine.principals import human
-from scope_recall_engine.store import connect, now
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.store import connect, now
+from scope_recall_engine.writing import digest, journal, lifecycle
 
 
 def search(runner, db_path, query, as_of=None):

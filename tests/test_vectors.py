@@ -5,8 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scope_recall_engine import config, embedders, lifecycle, vectors
-from scope_recall_engine.principals import human
+from scope_recall_engine import config
+from scope_recall_engine.companion import dense, embedders, vectors
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.writing import lifecycle
 
 ME = human("tester")
 
@@ -21,7 +23,7 @@ def hashed(db, db_path):
 def indexed(db, identity) -> set[int]:
     """Ids the companion offers for the identity's scopes (active rows, as recall loads them)."""
     return {int(i) for scope in identity.accessible()
-            for i in vectors.scope_vectors(vectors.index_dir(db), scope, vectors.store_path(db)).ids}
+            for i in vectors.scope_vectors(vectors.index_dir(db), scope, vectors.database_file(db)).ids}
 
 
 def _store(db, identity, texts, target="memory"):
@@ -125,7 +127,7 @@ def test_repair_marks_are_reported_and_cleared_by_drain(hashed, alice):
 
 def test_store_command_does_not_import_lancedb(tmp_path):
     code = (
-        "import sys; from click.testing import CliRunner; from scope_recall_engine.cli import cli; "
+        "import sys; from click.testing import CliRunner; from scope_recall_engine.cli.main import cli; "
         f"r = CliRunner().invoke(cli, ['--db', r'{tmp_path / 'm.sqlite3'}', 'store', '--user', 'a', "
         "'--target', 'memory', 'a fact']); assert r.exit_code == 0, r.output; "
         "assert 'lancedb' not in sys.modules and 'llm' not in sys.modules; print('ok')"
@@ -135,7 +137,7 @@ def test_store_command_does_not_import_lancedb(tmp_path):
 
 
 def test_the_in_process_vector_cache_keeps_only_the_most_recent_scopes(hashed, monkeypatch):
-    from scope_recall_engine.scope import Identity
+    from scope_recall_engine.truth.scope import Identity
 
     monkeypatch.setattr(vectors, "CACHED_SCOPES", 2)
     users = [Identity(user=f"user{n}") for n in range(3)]
@@ -168,15 +170,14 @@ def test_a_purge_never_waits_for_another_process_draining(hashed, alice):
 def test_a_table_whose_creation_was_killed_is_recreated_by_the_next_drain(hashed, alice):
     import shutil
 
-    from scope_recall_engine import retrieval
-    from scope_recall_engine.visibility import View
+    from scope_recall_engine.truth.visibility import View
 
     ids = _store(hashed, alice, ["alice drinks green tea", "alice owns a red bicycle"])
     vectors._create(hashed, embedders.HASH_MODEL_ID, 8)
     # SIGKILL inside create_table: the table's directory exists, but no version was committed
     shutil.rmtree(vectors.index_dir(hashed) / f"{vectors.TABLE}.lance" / "_versions")
     assert vectors._table(hashed) is None
-    lane, status = retrieval.vector(hashed, View(alice.accessible()), "green tea")
+    lane, status = dense.lane(hashed, View(alice.accessible()), "green tea")
     assert lane is None and "no vector index" in status  # degraded to lexical, not an error
     result = vectors.drain(hashed)
     assert result.upserted == 2 and vectors.check(hashed).ok

@@ -1,0 +1,58 @@
+"""The console's Datasette app: the store served as database ``memory``, with this project's metadata and templates.
+
+Datasette would name a database after its file stem; the console builds the Datasette object itself so the
+store is always database ``memory`` (the name metadata.yml, the plugin and the templates use), served mutable
+(WAL, live) rather than immutable, so the plugin's audited actions can write through Datasette's write thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from scope_recall_engine.errors import ConfigError
+from scope_recall_engine.truth.store import connect
+
+# A checkout (or editable install) keeps them beside the package; a regular install puts them in share/.
+ROOT = next((p for p in (Path(__file__).resolve().parent.parent, Path(sys.prefix) / "share" / "scope-recall")
+             if (p / "metadata.yml").exists()), Path(__file__).resolve().parent.parent)
+METADATA = ROOT / "metadata.yml"
+TEMPLATES = ROOT / "templates"
+DATABASE = "memory"
+PASSWORD_ENV = {"admin": "SCOPE_RECALL_ADMIN_PASSWORD_HASH", "viewer": "SCOPE_RECALL_VIEWER_PASSWORD_HASH"}
+SETTINGS = {"allow_download": False, "default_page_size": 50}
+
+
+def load_metadata(path: str | os.PathLike | None = None) -> dict:
+    import yaml
+
+    path = Path(path or METADATA)
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise ConfigError(f"cannot read console metadata {path}: {error}") from None
+
+
+def build(db_path: str | os.PathLike, metadata: dict | None = None, secret: str | None = None):
+    """A Datasette serving the store (created and migrated first) as database ``memory``."""
+    from datasette.app import Datasette
+    from datasette.database import Database
+
+    connect(db_path).close()
+    datasette = Datasette(
+        [], metadata=load_metadata() if metadata is None else metadata, template_dir=str(TEMPLATES),
+        settings=SETTINGS, secret=secret or os.environ.get("DATASETTE_SECRET") or secrets.token_hex(32),
+    )
+    datasette.remove_database("_memory")
+    datasette.add_database(Database(datasette, path=str(Path(db_path).resolve()), is_mutable=True), name=DATABASE)
+    return datasette
+
+
+def run(datasette, host: str, port: int) -> None:
+    import uvicorn
+
+    asyncio.run(datasette.invoke_startup())
+    uvicorn.run(datasette.app(), host=host, port=port, log_level="warning", lifespan="on")

@@ -1,0 +1,41 @@
+"""The ``scope-recall eval`` commands: retrieval measured on LoCoMo and on the negative fixture."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from scope_recall_bench.evals import FIXTURES, compare, locomo, negative, table
+from scope_recall_engine.cli.options import emit, json_option
+
+
+@click.command(name="locomo")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--ranks", type=click.File("w", encoding="utf-8"), help="Write one JSON line per question.")
+@json_option
+def locomo_command(file, ranks, as_json):
+    """Store each LoCoMo conversation in its own scope and rank its questions (product vs plain BM25)."""
+    with click.progressbar(length=0, label="embedding turns", file=sys.stderr) as bar:
+        report = locomo(file, ranks, progress=bar.update)
+    emit(report, as_json, table(report))
+
+
+
+@click.command(name="negative")
+@click.option("--update", is_flag=True, help="Rewrite the expected JSON from this run (review the diff).")
+@json_option
+def negative_command(update, as_json):
+    """Positive probes must come back in the top 3; negative queries must return nothing anywhere."""
+    actual = negative()
+    expected_path = FIXTURES / "negative_expected.json"
+    if update:
+        expected_path.write_text(json.dumps(actual, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    problems = compare(actual, json.loads(expected_path.read_text(encoding="utf-8")))
+    summary = {"positives": len(actual["positives"]), "negatives": len(actual["negatives"]),
+               "ok": not problems, "problems": problems}
+    emit(summary, as_json, "\n".join(problems) or
+         f"ok: {summary['positives']} positives in the top 3, {summary['negatives']} negatives returned nothing")
+    if problems:
+        sys.exit(1)

@@ -1,0 +1,35 @@
+"""``scope-recall doctor``: the store's health, and the repair for what is wrong."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from scope_recall_engine import doctor as health
+from scope_recall_engine.cli.options import emit, json_option, open_db
+from scope_recall_engine.hookspecs import hookimpl
+
+
+@hookimpl
+def register_commands(cli):
+    cli.add_command(doctor)
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="First rebuild what can be rebuilt from truth (FTS indexes).")
+@json_option
+def doctor(repair, as_json):
+    """Check the store's health; exit 1 on any problem, naming the repair command."""
+    db = open_db(existing=True)
+    if repair:
+        click.echo(f"rebuilt: {', '.join(health.repair(db))}", err=True)
+    checks = health.run(db)
+    emit({"ok": all(c.ok for c in checks), "checks": [c.as_dict() for c in checks]}, as_json,
+         "\n".join(f"{'ok ' if c.ok else 'BAD'} {c.name}: {c.detail}"
+                   + (f"\n    repair: {c.repair}" if c.repair else "")
+                   for c in checks))
+    if not all(c.ok for c in checks):
+        sys.exit(1)
+
+

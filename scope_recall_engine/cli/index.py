@@ -1,0 +1,50 @@
+"""``scope-recall index drain|check|rebuild``: the vector companion against truth."""
+
+from __future__ import annotations
+
+import click
+
+from scope_recall_engine.cli.options import emit, json_option, open_db, progress_bar
+from scope_recall_engine.companion import vectors
+from scope_recall_engine.hookspecs import hookimpl
+
+
+@hookimpl
+def register_commands(cli):
+    cli.add_command(index)
+
+
+@click.group(name="index")
+def index():
+    """The LanceDB vector companion: drain the outbox, check it against truth, rebuild it."""
+
+
+@index.command(name="drain")
+@json_option
+def drain_command(as_json):
+    """Apply pending outbox intents (embeds new and changed memories)."""
+    db = open_db()
+    with progress_bar("draining", vectors.pending(db)) as bar:
+        result = vectors.drain(db, progress=bar.update)
+    emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
+
+
+@index.command(name="check")
+@json_option
+def check_command(as_json):
+    """Missing, stale and extra rows versus truth; exit 1 unless consistent."""
+    result = vectors.check(open_db(existing=True)).as_dict()
+    emit(result, as_json, "\n".join(f"{key}: {value}" for key, value in result.items()))
+    if not result["ok"]:
+        raise SystemExit(1)
+
+
+@index.command(name="rebuild")
+@json_option
+def rebuild_command(as_json):
+    """Rebuild the companion from truth with the configured embedding model."""
+    db = open_db()
+    total = db.execute("select count(*) from memories").fetchone()[0]
+    with progress_bar("rebuilding", total) as bar:
+        result = vectors.rebuild(db, progress=bar.update)
+    emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))

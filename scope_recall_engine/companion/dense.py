@@ -1,0 +1,161 @@
+"""The dense lane: every embedded row of the view's scopes scored against the query inside a time budget, the
+best rows re-read from SQLite under ``VISIBLE`` with the same content hash before they count. A hit the
+companion holds wrongly is dropped and marked for repair; a missing, corrupt or slow companion degrades the
+search to its lexical lanes instead of failing it."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scope_recall_engine.companion import vectors
+from scope_recall_engine.truth.visibility import Hit, View, visible_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+CANDIDATES = 50  # best rows re-verified against truth
+VECTOR_BUDGET_S = 0.5  # embedding + LanceDB; past it the vector lane is dropped and the result says degraded
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
+
+
+@dataclass
+class DenseScores:
+    """Every embedded row of the view's scopes scored against the query: the turn's cosine and the dense
+    evidence D = cos(q, turn) + cos(q, turn with its context) (the context as the mean of both vectors)."""
+
+    ids: "np.ndarray"
+    parts: list[tuple[int, dict[int, int]]]  # per scope: its first row here, and its id -> row map
+    hashes: list[str]
+    scope_ids: list[str]
+    similarity: "np.ndarray"
+    dense: "np.ndarray"
+    population: "np.ndarray"  # rows whose lifecycle the view can see: the base of the z-score
+
+    def at(self, memory_id: int) -> int | None:
+        """The row of a memory id among all scopes' rows (each scope's map was built once, when it loaded)."""
+        for offset, position in self.parts:
+            if (row := position.get(memory_id)) is not None:
+                return offset + row
+        return None
+
+    def of(self, memory_id: int, content_hash: str) -> tuple[float, float] | None:
+        """(cosine, D) for a row, only if the companion holds the same text as truth."""
+        at = self.at(memory_id)
+        if at is None or self.hashes[at] != content_hash:
+            return None
+        return float(self.similarity[at]), float(self.dense[at])
+
+
+@dataclass
+class VectorLane:
+    model: str
+    hits: dict[int, tuple[Hit, float]]  # verified best rows by D: the row from truth and its cosine
+    scores: DenseScores
+    median: float | None = None  # of the population's cosines
+
+    def stats(self) -> tuple[float, float]:
+        values = self.scores.dense[self.scores.population]
+        return (float(values.mean()), float(values.std())) if len(values) else (0.0, 0.0)
+
+
+def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], query: str, as_of: bool) -> DenseScores:
+    """Worker thread (no SQLite): embed the query, score every cached row of the scopes."""
+    import numpy as np
+
+    from scope_recall_engine.companion import (
+        embedders,  # lazy: llm and the weights load on first use
+        vectors,
+    )
+
+    q = np.asarray(embedders.embed_query(embedders.get_model(model_id), query), dtype=np.float32)
+    q /= max(float(np.linalg.norm(q)), 1e-12)
+    parts = [vectors.scope_vectors(directory, scope, store) for scope in scopes]
+    offsets, hashes, scope_ids, sims, dense, seen = [], [], [], [], [], []
+    ids = [part.ids for part in parts]
+    for scope, part in zip(scopes, parts):
+        offsets.append((len(hashes), part.position))
+        hashes += part.hashes
+        scope_ids += [scope] * len(part.hashes)
+        similarity = part.matrix @ q
+        with_context = np.where(part.context >= 0, similarity[np.maximum(part.context, 0)], similarity)
+        sims.append(similarity)
+        dense.append(similarity + (similarity + with_context) / part.context_norm)
+        seen.append(part.active | as_of)
+    join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
+    return DenseScores(join(ids, np.int64), offsets, hashes, scope_ids, join(sims, np.float32),
+                       join(dense, np.float32), join(seen, bool))
+
+
+_WARMED: set[tuple[str, str]] = set()
+
+
+def _warm(directory, model_id: str) -> None:
+    """Import LanceDB and load the weights once per process, outside the budget: a cold start is not a slow index."""
+    from scope_recall_engine.companion import embedders, vectors
+
+    if (str(directory), model_id) not in _WARMED:
+        embedders.embed_query(embedders.get_model(model_id), "warm up")
+        vectors.connect_dir(directory)
+        _WARMED.add((str(directory), model_id))
+
+
+def lane(db, view: View, query: str, budget: float = VECTOR_BUDGET_S) -> tuple[VectorLane | None, str]:
+    """Dense scores for the view's scopes within ``budget`` seconds; the best rows re-verified against truth."""
+    import numpy as np
+
+
+    if not vectors.exists(db):
+        return None, "no vector index yet (run: scope-recall index drain)"
+    try:
+        model_id, directory = vectors.model_id(db), vectors.index_dir(db)
+        _warm(directory, model_id)
+        future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes, query,
+                              view.at is not None)
+        scores = future.result(timeout=budget)
+    except FutureTimeout:
+        return None, f"timed out after {budget:.2f}s"
+    except Exception as error:  # LanceDB missing or corrupt, model unavailable: lexical still answers
+        return None, f"{type(error).__name__}: {error}"[:200]
+    ranked = np.flatnonzero(scores.population)
+    best = ranked[np.argsort(-scores.dense[ranked], kind="stable")[:CANDIDATES]]
+    top = [int(memory_id) for memory_id in scores.ids[best]]
+    median = float(np.median(scores.similarity[ranked])) if len(ranked) >= 5 else None
+    return VectorLane(model_id, verify(db, view, top, scores), scores, median), "ok"
+
+
+def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tuple[Hit, float]]:
+    """Keep a vector hit only if truth, under VISIBLE, has the same row with the same hash; flag for repair the
+    hits the companion holds wrongly."""
+
+    if not ids:
+        return {}
+    rows = visible_rows(db, view, ids)
+    queued = {row[0] for row in db.execute("select distinct memory_id from vector_outbox where memory_id in "
+                                           "(select value from json_each(?))", [json.dumps(ids)])}
+    verified, unseen = {}, []
+    for memory_id in ids:
+        row, at = rows.get(memory_id), scores.at(memory_id)
+        if row and row[1] == scores.hashes[at] and row[0].scope_id == scores.scope_ids[at]:
+            verified[memory_id] = (row[0], float(scores.similarity[at]))
+        elif memory_id not in queued:  # not a change still waiting for the drainer
+            unseen.append(memory_id)
+    for memory_id in _companion_wrong(db, unseen, scores):
+        vectors.mark_for_repair(db, memory_id, "vector hit disagrees with truth (hash, scope or lifecycle)")
+    return verified
+
+
+def _companion_wrong(db, ids: list[int], scores: DenseScores) -> list[int]:
+    """Of hits the view did not see, those the companion holds wrongly. A row can be right in the companion and
+    still invisible to this view (trusted-only, or outside an as-of window): that is no reason to repair it."""
+
+    if not ids:
+        return []
+    found = {row[0]: row[1:] for row in db.execute(
+        "select id, content_hash, scope_id, lifecycle from memories where id in (select value from json_each(?))",
+        [json.dumps(ids)])}
+    held = {i: (scores.hashes[scores.at(i)], scores.scope_ids[scores.at(i)]) for i in ids}
+    return [i for i in ids if i not in found or found[i][:2] != held[i] or found[i][2] not in vectors.LOADED_STATES]

