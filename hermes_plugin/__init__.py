@@ -3,6 +3,8 @@
 the ``scope-recall hermes`` commands live in the installed ``hermes_plugin`` package, so an upgrade of
 scope-recall upgrades them too."""
 
+PROVIDER_NAME = "scope-recall"  # the folder under HERMES_HOME/plugins/ and the memory.provider value
+
 
 def register(ctx) -> None:
     from hermes_plugin.provider import ScopeRecallProvider

@@ -6,8 +6,7 @@ import json
 
 import click
 
-from hermes_plugin.install import install, verify
-from hermes_plugin.runtime import PROVIDER_NAME
+from hermes_plugin import PROVIDER_NAME
 from scope_recall_engine.hookspecs import hookimpl
 
 
@@ -30,6 +29,8 @@ def hermes_group():
 @click.option("--link", is_flag=True, help="Symlink the plugin folder instead of copying it (development).")
 def install_command(hermes_home, link):
     """Place the provider plugin at HERMES_HOME/plugins/scope-recall/."""
+    from hermes_plugin.install import install  # here: every other command skips the Hermes runtime
+
     target = install(hermes_home, link=link)
     click.echo(f"{'linked' if link else 'installed'} {target}")
     click.echo(f"next: hermes config set memory.provider {PROVIDER_NAME}")
@@ -40,6 +41,8 @@ def install_command(hermes_home, link):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def verify_command(hermes_home, as_json):
     """Load the provider the way Hermes does and report what was found."""
+    from hermes_plugin.install import verify
+
     report = verify(hermes_home)
     if as_json:
         click.echo(json.dumps(report))

@@ -8,7 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
-from hermes_plugin.runtime import PROVIDER_NAME, hermes_store
+from hermes_plugin import PROVIDER_NAME
+from hermes_plugin.runtime import hermes_store
 from scope_recall_engine import config as settings
 from scope_recall_engine.errors import ConfigError
 

@@ -25,7 +25,6 @@ from scope_recall_engine.writing import journal
 
 logger = logging.getLogger("scope_recall.hermes")
 
-PROVIDER_NAME = "scope-recall"
 SURFACE = "hermes"
 CURATED_FILES = ("USER.md", "MEMORY.md")
 CURATED_SEPARATOR = "\n§\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from hermes_plugin import install, runtime
+from hermes_plugin import PROVIDER_NAME, install, runtime
 from scope_recall_bench.bench import percentiles, timed
 from scope_recall_engine import config as settings
 from scope_recall_engine.errors import ConfigError
@@ -100,7 +100,7 @@ def run(rows: int, scopes: int, count: int, model: str) -> dict:
         drain_seconds = drain(db_path)
         install.install(home)
         with install.hermes_home_env(home):
-            provider = load_memory_provider(runtime.PROVIDER_NAME)
+            provider = load_memory_provider(PROVIDER_NAME)
         provider.initialize("bench", hermes_home=str(home), platform="cli", user_id="user-000",
                             agent_context="primary")
         provider.prefetch("warm up: my sister and the green tea")  # LanceDB import and model load, once

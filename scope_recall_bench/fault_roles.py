@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hermes_plugin import install, runtime
+from hermes_plugin import PROVIDER_NAME, install, runtime
 from scope_recall_engine.errors import LeaseHeld
 from scope_recall_engine.truth.principals import system
 from scope_recall_engine.truth.scope import Identity
@@ -128,7 +128,7 @@ def hermes_role(db_path: str):
     os.environ["HERMES_HOME"] = str(home)
     from plugins.memory import load_memory_provider
 
-    provider = load_memory_provider(runtime.PROVIDER_NAME)
+    provider = load_memory_provider(PROVIDER_NAME)
     provider.initialize("harness-session", hermes_home=str(home), platform="telegram", user_id=HERMES_USER,
                         chat_id=HERMES_CHAT, gateway_session_key=HERMES.session, agent_context="primary")
     failures = _Failures()

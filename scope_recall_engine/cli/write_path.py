@@ -9,7 +9,7 @@ import click
 from scope_recall_engine.cli.options import emit, identity_options, json_option, load_config, open_db
 from scope_recall_engine.errors import NoExtractor
 from scope_recall_engine.hookspecs import hookimpl
-from scope_recall_engine.writing import digest, govern, journal
+from scope_recall_engine.writing import govern, journal
 
 
 @click.group(name="journal")
@@ -51,6 +51,8 @@ def journal_list(identity, limit, as_json):
 @json_option
 def digest_command(identity, model_id, extractor, dry_run, as_json):
     """Turn the identity's unprocessed journal entries into candidate memories for review."""
+    from scope_recall_engine.writing import digest  # here: the other commands skip llm and the extractors
+
     db, config = open_db(), load_config()
     chosen = digest.choose(extractor, model_id, config)
     if chosen is None:
