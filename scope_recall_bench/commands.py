@@ -40,9 +40,10 @@ def bench():
 @click.group(name="eval", cls=LazyGroup, lazy={
     "locomo": "scope_recall_bench.eval_commands:locomo_command",
     "negative": "scope_recall_bench.eval_commands:negative_command",
+    "personal": "scope_recall_bench.eval_commands:personal_command",
 })
 def evaluate():
-    """Measure retrieval: LoCoMo any@k/frac@k, and the negative fixture."""
+    """Measure retrieval: LoCoMo any@k/frac@k, the negative fixture, and recall in personal stores."""
 
 
 @hookimpl

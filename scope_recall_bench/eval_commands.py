@@ -39,3 +39,18 @@ def negative_command(update, as_json):
          f"ok: {summary['positives']} positives in the top 3, {summary['negatives']} negatives returned nothing")
     if problems:
         sys.exit(1)
+
+
+@click.command(name="personal")
+@click.argument("fixture", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--drain", is_flag=True, help="Run index drain before the messages (for comparison).")
+@click.option("--misses", is_flag=True, help="List each message whose packet missed, and each unrelated leak.")
+@click.option("--embedding-model", help="llm embedding model id for the temporary store (default: the product's).")
+@json_option
+def personal_command(fixture, drain, misses, embedding_model, as_json):
+    """Recall in small personal stores (default: the packaged personal.json): hit@1, hit@3, all-wanted@3 per split
+    and kind, the unrelated-leak rate and cross-user hits, through the recall packet with abstention on."""
+    from scope_recall_bench.eval_personal import personal, table
+
+    report = personal(fixture, drain=drain, model=embedding_model, misses=misses)
+    emit(report, as_json, table(report))

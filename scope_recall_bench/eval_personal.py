@@ -1,0 +1,227 @@
+"""Personal recall, measured: does the recall packet put the right memory in front of the agent in the small
+stores real users have (tens of memories), stay empty for messages that need none, and never show one user's
+memory to another?
+
+Each persona's memories are stored through the public write path in that user's own scope; every later message
+then runs through the recall packet (what the agent is shown) and the abstaining search (the ranking behind it),
+with no ``index drain`` first unless asked: read-your-writes is the product's job, not the harness's.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from scope_recall_bench.evals import FIXTURES
+from scope_recall_engine import config
+from scope_recall_engine.companion import vectors
+from scope_recall_engine.errors import InvalidInput
+from scope_recall_engine.reading import recall, retrieval
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.truth.store import connect
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import lifecycle
+
+DEFAULT_FIXTURE = FIXTURES / "personal.json"
+LOADER = human("personal-eval")
+KINDS = ("direct", "implied", "unrelated")
+SPLITS = ("dev", "heldout")
+RANK_LIMIT = 10  # the ranking the recall packet is cut from
+PACKED = 3  # hit@3: a wanted memory among the first three the agent is shown
+
+
+def read_fixture(path: str | Path | None = None) -> list[dict]:
+    """The personas, checked: unknown kinds or splits, repeated ids and wanted ids that name no memory are refused
+    with one clear line rather than measured wrongly."""
+    path = Path(path or DEFAULT_FIXTURE)
+    try:
+        personas = json.loads(path.read_text(encoding="utf-8"))["personas"]
+        for persona in personas:
+            _check(persona)
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as error:
+        raise InvalidInput(f"{path}: not a personal fixture ({type(error).__name__}: {error})") from None
+    if len({p["user"] for p in personas}) != len(personas):
+        raise InvalidInput(f"{path}: two personas share a user id")
+    return personas
+
+
+def _check(persona: dict) -> None:
+    where = f"persona {persona['key']!r}"
+    memory_ids = [m["id"] for m in persona["memories"]]
+    if persona["split"] not in SPLITS:
+        raise InvalidInput(f"{where}: split {persona['split']!r} is not one of {', '.join(SPLITS)}")
+    if len(set(memory_ids)) != len(memory_ids) or not memory_ids:
+        raise InvalidInput(f"{where}: memory ids must be present and unique")
+    for message in persona["messages"]:
+        if message["kind"] not in KINDS:
+            raise InvalidInput(f"{where}: message {message['id']!r} has kind {message['kind']!r}")
+        if set(message["wanted"]) - set(memory_ids) or (message["kind"] == "unrelated") != (not message["wanted"]):
+            raise InvalidInput(f"{where}: message {message['id']!r} must want memories of this persona "
+                               "(and none exactly when it is unrelated)")
+
+
+def identity(persona: dict) -> Identity:
+    """What the host would pass for this user."""
+    return Identity(user=str(persona["user"]), platform=persona.get("platform", "cli"), chat=persona.get("chat"))
+
+
+@dataclass
+class Stored:
+    persona: dict
+    identity: Identity
+    ids: dict[str, int]  # fixture id -> memory id
+
+    @property
+    def keys(self) -> dict[int, str]:
+        return {memory_id: key for key, memory_id in self.ids.items()}
+
+
+def load(db, personas: list[dict]) -> list[Stored]:
+    """Every persona's memories through ``lifecycle.store``, into that user's own scope."""
+    stored = []
+    for persona in personas:
+        who = identity(persona)
+        ids = {m["id"]: lifecycle.store(db, who, m.get("target", "memory"), m["content"], LOADER).id
+               for m in persona["memories"]}
+        stored.append(Stored(persona, who, ids))
+    return stored
+
+
+@dataclass
+class Probe:
+    """One message as recall saw it: what was packed, the abstaining ranking, and the ranking with no abstention."""
+
+    packed: list[int]
+    ranked: list[int]
+    unabstained: list[int]
+    miss_reason: str | None
+    degraded: bool
+
+    @property
+    def found(self) -> set[int]:
+        return {*self.packed, *self.ranked, *self.unabstained}
+
+
+def probe(db, view: View, text: str) -> Probe:
+    packet = recall.packet(db, view, text, surface="eval")
+    ranked = retrieval.search(db, view, text, RANK_LIMIT)
+    unabstained = retrieval.search(db, view, text, RANK_LIMIT, abstain=False)
+    return Probe(packet.ids, [h.id for h in ranked], [h.id for h in unabstained], packet.miss_reason,
+                 packet.degraded)
+
+
+def outcome(message: dict, split: str, seen: Probe, keys: dict[int, str]) -> dict:
+    """One message's row: the fixture ids recall returned and whether they include what it wanted."""
+    wanted = set(message["wanted"])
+    got = [keys[i] for i in seen.packed]
+    ranked = [keys[i] for i in seen.ranked]
+    unabstained = [keys[i] for i in seen.unabstained]
+    return {"id": message["id"], "kind": message["kind"], "split": split, "text": message["text"],
+            "wanted": message["wanted"], "got": got, "ranked": ranked, "miss_reason": seen.miss_reason,
+            "degraded": seen.degraded,
+            "hit@1": bool(wanted & set(got[:1])), "hit@3": bool(wanted & set(got[:PACKED])),
+            "all_wanted@3": bool(wanted) and wanted <= set(got[:PACKED]),
+            "ranked@10": bool(wanted & set(ranked)), "unabstained@3": bool(wanted & set(unabstained[:PACKED])),
+            "leaked": message["kind"] == "unrelated" and bool(got)}
+
+
+def _rate(count: int, total: int) -> float:
+    return round(100 * count / total, 1) if total else 0.0
+
+
+WANTED_METRICS = ("hit@1", "hit@3", "all_wanted@3", "ranked@10", "unabstained@3")
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Per kind: the wanted-memory metrics as percentages (``answered`` counts hit@3) and the unrelated leak
+    rate (share of unrelated messages whose packet was not empty)."""
+    summary = {}
+    for label, kinds in (("all", {"direct", "implied"}), ("direct", {"direct"}), ("implied", {"implied"})):
+        chosen = [row for row in rows if row["kind"] in kinds]
+        summary[label] = {"messages": len(chosen), "answered": sum(row["hit@3"] for row in chosen),
+                          **{m: _rate(sum(row[m] for row in chosen), len(chosen)) for m in WANTED_METRICS}}
+    unrelated = [row for row in rows if row["kind"] == "unrelated"]
+    leaked = sum(row["leaked"] for row in unrelated)
+    summary["unrelated"] = {"messages": len(unrelated), "leaked": leaked, "leak_rate": _rate(leaked, len(unrelated))}
+    return summary
+
+
+def cross_user(db, stored: list[Stored], *, control: bool = False) -> dict:
+    """Each persona's messages asked as the next persona (another user's view over the same store); a hit is any
+    id of the first persona that recall packed or ranked. ``control`` widens the probing view to both users'
+    scopes, so the same count must then find the first persona's memories."""
+    probes = hits = 0
+    leaks = []
+    for index, owner in enumerate(stored):
+        prober = stored[(index + 1) % len(stored)]
+        if prober is owner:
+            continue
+        scopes = prober.identity.accessible() + (owner.identity.accessible() if control else ())
+        owned = set(owner.ids.values())
+        for message in owner.persona["messages"]:
+            found = probe(db, View(scopes), message["text"]).found & owned
+            probes += 1
+            hits += len(found)
+            leaks += [{"message": message["id"], "asked_as": prober.persona["key"],
+                       "found": sorted(owner.keys[i] for i in found)}] if found else []
+    return {"probes": probes, "hits": hits, "found": leaks}
+
+
+def personal(path: str | Path | None = None, *, drain: bool = False, model: str | None = None,
+             misses: bool = False) -> dict:
+    """Load the fixture into a fresh store and measure recall per split and kind, plus cross-user hits."""
+    personas = read_fixture(path)
+    with tempfile.TemporaryDirectory(prefix="scope-recall-personal-") as tmp:
+        db_path = Path(tmp) / "personal.sqlite3"
+        if model:
+            config.save(db_path, config.Config(embedding_model=model))
+        db = connect(db_path)
+        try:
+            stored = load(db, personas)
+            if drain:
+                vectors.drain(db)
+            rows = [outcome(message, s.persona["split"], probe(db, View(s.identity.accessible()), message["text"]),
+                            s.keys)
+                    for s in stored for message in s.persona["messages"]]
+            others = cross_user(db, stored)
+            control = cross_user(db, stored, control=True)
+            embedding_model = vectors.model_id(db)
+        finally:
+            db.close()
+    report = {"fixture": str(path or DEFAULT_FIXTURE), "drained": drain, "embedding_model": embedding_model,
+              "personas": len(personas), "memories": sum(len(p["memories"]) for p in personas),
+              "messages": len(rows), "degraded": sum(row["degraded"] for row in rows),
+              "overall": summarize(rows),
+              **{split: summarize([row for row in rows if row["split"] == split]) for split in SPLITS},
+              "cross_user": {"probes": others["probes"], "hits": others["hits"], "found": others["found"],
+                             "control_hits": control["hits"]}}
+    if misses:
+        report["misses"] = [row for row in rows if row["leaked"] or (row["kind"] != "unrelated" and not row["hit@3"])]
+    return report
+
+
+def table(report: dict) -> str:
+    """The report as text: one line per split and kind, then leaks, cross-user hits and (if asked) the misses."""
+    lanes = "index drained first" if report["drained"] else "no manual drain (read-your-writes)"
+    lines = [f"personal recall, abstention on, {lanes}, embedder {report['embedding_model']}: "
+             f"{report['personas']} personas, {report['memories']} memories, {report['messages']} messages",
+             f"{'split':<8} {'kind':<8} {'n':>3} {'answered':>8} " + " ".join(f"{m:>13}" for m in WANTED_METRICS)]
+    for split in ("overall", *SPLITS):
+        for kind in ("all", "direct", "implied"):
+            row = report[split][kind]
+            lines.append(f"{split:<8} {kind:<8} {row['messages']:>3} {row['answered']:>8} "
+                         + " ".join(f"{row[m]:>13.1f}" for m in WANTED_METRICS))
+    leaks = ", ".join(f"{split} {report[split]['unrelated']['leaked']}/{report[split]['unrelated']['messages']} "
+                      f"({report[split]['unrelated']['leak_rate']:.1f}%)" for split in ("overall", *SPLITS))
+    cross = report["cross_user"]
+    lines += [f"unrelated messages recalling something: {leaks}",
+              f"cross-user hits: {cross['hits']} over {cross['probes']} probes "
+              f"(control, both users' scopes visible: {cross['control_hits']})",
+              f"vector lane unavailable (lexical only) on {report['degraded']} of {report['messages']} messages"]
+    for row in report.get("misses", []):
+        lines.append(f"MISS {row['id']} [{row['kind']}] {row['text']!r}: wanted {row['wanted'] or '-'}, "
+                     f"got {row['got'] or '-'} ({row['miss_reason'] or 'packed'}), ranked {row['ranked'] or '-'}")
+    return "\n".join(lines)
