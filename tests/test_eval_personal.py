@@ -1,0 +1,154 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from scope_recall_bench import eval_personal
+from scope_recall_bench.eval_personal import Probe, outcome, personal, summarize
+from scope_recall_engine.cli.main import cli
+from scope_recall_engine.companion.embedders import HASH_MODEL_ID
+from scope_recall_engine.errors import InvalidInput
+
+TINY = {"personas": [
+    {"key": "a", "user": "ada", "platform": "telegram", "chat": "c1", "display_name": "Ada Lind", "split": "dev",
+     "memories": [
+         {"id": "a.m1", "target": "user", "content": "Ada plays the theremin in a jazz trio."},
+         {"id": "a.m2", "content": "Her cockatoo is called Pistachio."},
+         {"id": "a.m3", "content": "I work night shifts at the observatory"},
+     ],
+     "messages": [
+         {"id": "a.q1", "kind": "direct", "text": "theremin", "wanted": ["a.m1"]},
+         {"id": "a.q2", "kind": "implied", "text": "what should Pistachio eat?", "wanted": ["a.m2"]},
+         {"id": "a.u1", "kind": "unrelated", "text": "capital of Peru", "wanted": []},
+     ]},
+    {"key": "b", "user": "7731", "platform": "discord", "display_name": "Bo", "split": "heldout",
+     "memories": [
+         {"id": "b.m1", "content": "Bo keeps bees on a rooftop in Oslo."},
+         {"id": "b.m2", "content": "The user is allergic to wasps."},
+     ],
+     "messages": [
+         {"id": "b.q1", "kind": "direct", "text": "rooftop bees", "wanted": ["b.m1"]},
+         {"id": "b.u1", "kind": "unrelated", "text": "what is 9 squared", "wanted": []},
+     ]},
+]}
+
+
+def _write(tmp_path, data) -> str:
+    path = tmp_path / "fixture.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_metric_arithmetic():
+    keys = {1: "a.m1", 2: "a.m2", 3: "a.m3", 4: "a.m4"}
+
+    def row(kind, wanted, packed, ranked=None, unabstained=None):
+        seen = Probe(packed, packed if ranked is None else ranked, packed if unabstained is None else unabstained,
+                     None if packed else "abstained", False)
+        return outcome({"id": "x", "kind": kind, "text": "t", "wanted": wanted}, "dev", seen, keys)
+
+    rows = [
+        row("direct", ["a.m1"], [1, 2]),  # first: every metric
+        row("direct", ["a.m1", "a.m2"], [3, 1, 4]),  # one of two, second place
+        row("implied", ["a.m2"], [], [], [4, 3, 2]),  # abstained; the open ranking had it third
+        row("implied", ["a.m4"], [1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4]),  # ranked fourth: not shown
+        row("unrelated", [], []),
+        row("unrelated", [], [2]),  # something packed for a message that needed nothing: a leak
+    ]
+    assert rows[1]["got"] == ["a.m3", "a.m1", "a.m4"] and rows[1]["hit@3"] and not rows[1]["all_wanted@3"]
+    summary = summarize(rows)
+    assert summary["all"] == {"messages": 4, "answered": 2, "hit@1": 25.0, "hit@3": 50.0, "all_wanted@3": 25.0,
+                              "ranked@10": 75.0, "unabstained@3": 75.0}
+    assert summary["direct"] == {"messages": 2, "answered": 2, "hit@1": 50.0, "hit@3": 100.0,
+                                 "all_wanted@3": 50.0, "ranked@10": 100.0, "unabstained@3": 100.0}
+    assert summary["implied"] == {"messages": 2, "answered": 0, "hit@1": 0.0, "hit@3": 0.0, "all_wanted@3": 0.0,
+                                  "ranked@10": 50.0, "unabstained@3": 50.0}
+    assert summary["unrelated"] == {"messages": 2, "leaked": 1, "leak_rate": 50.0}
+    assert summarize([])["all"]["hit@3"] == 0.0 and summarize([])["unrelated"]["leak_rate"] == 0.0
+
+
+def test_tiny_fixture_counts_cross_user_hits_only_when_the_view_spans_both_users(tmp_path):
+    report = personal(_write(tmp_path, TINY), drain=True, model=HASH_MODEL_ID, misses=True)
+    assert (report["personas"], report["memories"], report["messages"], report["degraded"]) == (2, 5, 5, 0)
+    assert report["embedding_model"] == HASH_MODEL_ID
+    assert report["dev"]["all"]["messages"] == 2 and report["heldout"]["direct"]["messages"] == 1
+    assert report["overall"]["unrelated"]["messages"] == 2
+    wanted_misses = [row for row in report["misses"] if row["kind"] != "unrelated"]
+    assert len(wanted_misses) == report["overall"]["all"]["messages"] - report["overall"]["all"]["answered"]
+    # each user's messages asked as the other user: nothing of the first user comes back ...
+    cross = report["cross_user"]
+    assert cross["probes"] == 5 and cross["hits"] == 0 and cross["found"] == []
+    # ... while the same count over a view that includes the first user's scope finds their memories
+    assert cross["control_hits"] > 0
+
+
+def test_cross_user_control_on_one_store(tmp_path, db):
+    stored = eval_personal.load(db, eval_personal.read_fixture(_write(tmp_path, TINY)))
+    assert eval_personal.cross_user(db, stored)["hits"] == 0
+    control = eval_personal.cross_user(db, stored, control=True)
+    assert control["hits"] > 0
+    found = {(row["message"], row["asked_as"]): row["found"] for row in control["found"]}
+    assert "a.m1" in found[("a.q1", "b")] and "b.m1" in found[("b.q1", "a")]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["personas"][0]["messages"][0].update(wanted=["a.m9"]), "must want memories of this persona"),
+    (lambda d: d["personas"][0]["messages"][2].update(wanted=["a.m1"]), "none exactly when it is unrelated"),
+    (lambda d: d["personas"][1].update(split="train"), "split 'train'"),
+    (lambda d: d["personas"][1].update(user="ada"), "share a user id"),
+    (lambda d: d["personas"][1]["memories"].append({"id": "b.m1", "content": "again"}), "unique"),
+    (lambda d: d["personas"][0].pop("messages"), "not a personal fixture"),
+])
+def test_bad_fixture_is_refused_in_one_line(tmp_path, change, message):
+    data = json.loads(json.dumps(TINY))
+    change(data)
+    with pytest.raises(InvalidInput, match=message):
+        eval_personal.read_fixture(_write(tmp_path, data))
+    out = CliRunner().invoke(cli, ["eval", "personal", _write(tmp_path, data)])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert out.output.startswith("Error: ") and message in out.output and len(out.output.splitlines()) == 1
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    out = CliRunner().invoke(cli, ["eval", "personal", str(broken)])
+    assert out.exit_code == 1 and out.output.startswith("Error: ") and "not a personal fixture" in out.output
+
+
+def test_packaged_fixture_meets_its_brief():
+    personas = eval_personal.read_fixture()
+    assert len(personas) >= 5 and [p["split"] for p in personas] == ["dev"] * 3 + ["heldout"] * 2
+    assert any(p["user"].isdigit() for p in personas)
+    messages = [m for p in personas for m in p["messages"]]
+    for persona in personas:
+        kinds = [m["kind"] for m in persona["messages"]]
+        assert len(persona["memories"]) >= 20 and persona["display_name"]
+        assert len(kinds) - kinds.count("unrelated") >= 8 and kinds.count("unrelated") >= 3
+        assert {"direct", "implied"} <= set(kinds)
+        assert all(m["id"].startswith(persona["key"] + ".") for m in persona["memories"] + persona["messages"])
+    assert sum(m["kind"] != "unrelated" for m in messages) >= 40 and sum(m["kind"] == "unrelated"
+                                                                         for m in messages) >= 20
+
+
+def test_eval_personal_command_on_the_packaged_fixture():
+    out = CliRunner().invoke(cli, ["eval", "personal", "--json", "--misses", "--embedding-model", HASH_MODEL_ID])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output.splitlines()[-1])
+    personas = eval_personal.read_fixture()
+    messages = [m for p in personas for m in p["messages"]]
+    assert report["messages"] == len(messages) and report["personas"] == len(personas)
+    assert report["fixture"].endswith("personal.json") and report["drained"] is False
+    for split in ("overall", "dev", "heldout"):
+        assert set(report[split]) == {"all", "direct", "implied", "unrelated"}
+        assert set(report[split]["all"]) == {"messages", "answered", *eval_personal.WANTED_METRICS}
+        assert set(report[split]["unrelated"]) == {"messages", "leaked", "leak_rate"}
+    assert report["overall"]["direct"]["messages"] == sum(m["kind"] == "direct" for m in messages)
+    assert report["dev"]["all"]["messages"] + report["heldout"]["all"]["messages"] == \
+        report["overall"]["all"]["messages"]
+    assert report["cross_user"]["probes"] == len(messages)
+    assert report["cross_user"]["hits"] == 0 and report["cross_user"]["control_hits"] > 0
+    misses = report["misses"]  # every wanted message not answered, and every leak: no more, no fewer
+    assert all({"id", "text", "wanted", "got", "ranked", "miss_reason"} <= set(row) for row in misses)
+    assert sum(not row["leaked"] for row in misses) == \
+        report["overall"]["all"]["messages"] - report["overall"]["all"]["answered"]
+    assert sum(row["leaked"] for row in misses) == report["overall"]["unrelated"]["leaked"]
+    text = CliRunner().invoke(cli, ["eval", "personal", "--embedding-model", HASH_MODEL_ID])
+    assert text.exit_code == 0 and "cross-user hits: 0 over" in text.output and "hit@3" in text.output
