@@ -40,9 +40,10 @@ def bench():
 @click.group(name="eval", cls=LazyGroup, lazy={
     "locomo": "scope_recall_bench.eval_commands:locomo_command",
     "negative": "scope_recall_bench.eval_commands:negative_command",
+    "digest": "scope_recall_bench.eval_commands:digest_command",
 })
 def evaluate():
-    """Measure retrieval: LoCoMo any@k/frac@k, and the negative fixture."""
+    """Measure retrieval (LoCoMo any@k/frac@k, the negative fixture) and extraction (the digest fixture)."""
 
 
 @hookimpl

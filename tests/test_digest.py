@@ -190,7 +190,7 @@ def test_retention_runs_after_a_digest(db, alice):
     ("my favorite color is teal", ["The user's favorite color is teal."]),
     ("what if my name is Bob?", []),
     ("my name is not Bob", []),
-    ("I don't like cheese", []),
+    ("I don't like cheese", ["The user does not like cheese."]),
     ("my password is [REDACTED:password]", []),
     ("Can you summarize this article for me", []),
 ])

@@ -28,11 +28,11 @@ from scope_recall_engine.truth.scope import TARGETS
 from scope_recall_engine.truth.store import now, write
 from scope_recall_engine.writing import adjudication, journal
 from scope_recall_engine.writing.adjudication import Decision, Fact, Neighbour
+from scope_recall_engine.writing.extraction_rules import RULES_VERSION, RulesExtractor  # noqa: F401 (digest.RulesExtractor)
 
 BATCH = 200
 LEASE = "digest"
 LEASE_SECONDS = 300
-RULES_VERSION = "rules-1"
 PROMPT_VERSION = "digest-prompt-1"
 
 
@@ -94,91 +94,6 @@ def _alive(holder: str) -> bool:
 def release_lease(db, holder: str) -> None:
     with write(db):
         db.execute("delete from leases where name = ? and holder = ?", [LEASE, holder])
-
-
-# ---- the rules extractor ------------------------------------------------------------------------------------
-
-_STOP = r"\s(?:and|but|because|so|which|who|since|although|though|when|while|if|as of)\s"
-_VALUE = r"(?P<value>[^.;!?\n,]{1,80}?)(?=$|[.;!?\n,]|" + _STOP + ")"  # a value ends at a clause boundary
-_TRAILING = re.compile(r"\s+(?:now|too|though|actually|anymore|currently|these days|nowadays|recently|yesterday|today"
-                       r"|(?:last|this|next) (?:week|month|year|summer|winter|spring|autumn|fall))$", re.I)
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_HYPOTHETICAL = re.compile(r"^\s*(?:if|what if|suppose|imagine|when|do|does|did|can|could|would|should)\b", re.I)
-_NOT_ATTRIBUTES = {"name", "question", "point", "guess", "problem", "issue", "concern", "bad", "pleasure", "answer",
-                   "understanding", "fault", "idea", "turn", "job here", "mistake", "password", "request", "code"}
-_THIRD_PERSON = ((re.compile(r"\bI am\b|\bI'm\b"), "the user is"), (re.compile(r"\bmy\b", re.I), "the user's"),
-                 (re.compile(r"\bI\b"), "the user"), (re.compile(r"\bme\b", re.I), "the user"))
-_PROJECT = re.compile(r"\b(?:project|repo|repository|codebase|build|deploy|deployment|branch|ci)\b", re.I)
-RULES = (  # (pattern, slot, template); the first pattern to claim a span wins
-    (r"\bmy name is " + _VALUE, "name", "The user's name is {value}."),
-    (r"(?i:\bcall me )(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", "preferred_name",
-     "The user wants to be called {value}."),
-    (r"\bI(?: currently| still)? (?:live|am living|'m living) in " + _VALUE, "home", "The user lives in {value}."),
-    (r"\bI(?: just| recently)? moved to " + _VALUE, "home", "The user lives in {value}."),
-    (r"\bI work (?:at|for) " + _VALUE, "employer", "The user works at {value}."),
-    (r"\bI work as " + _VALUE, "occupation", "The user works as {value}."),
-    (r"\bI(?: really| absolutely)? (?P<verb>prefer|like|love|enjoy|hate|dislike) " + _VALUE, None,
-     "The user {verb}s {value}."),
-    (r"\b(?:please )?remember that " + _VALUE, None, "{clause}."),
-    (r"\bmy (?P<slot>[a-z][\w']*(?: [a-z][\w']*)?) is " + _VALUE, "{slot}", "The user's {slot} is {value}."),
-)
-_COMPILED = tuple((re.compile(pattern, re.I if "(?i:" not in pattern else 0), slot, template)
-                  for pattern, slot, template in RULES)
-
-
-def _clean(value: str) -> str | None:
-    value = _TRAILING.sub("", value.strip(" \"'“”")).strip()
-    if not value or value.lower().startswith(("not ", "no longer")) or "[REDACTED" in value:
-        return None
-    return value
-
-
-def _third_person(clause: str) -> str:
-    for pattern, replacement in _THIRD_PERSON:
-        clause = pattern.sub(replacement, clause)
-    return clause[:1].upper() + clause[1:]
-
-
-def _fact_from(match: re.Match, slot: str | None, template: str, entry_id: int) -> Fact | None:
-    groups = match.groupdict()
-    if template == "{clause}.":
-        clause = match.group("value").strip()
-        target = "project" if _PROJECT.search(clause) else "memory"
-        return Fact(target, _third_person(clause) + ".", (entry_id,)) if clause else None
-    value = _clean(groups["value"])
-    attribute = groups.get("slot")
-    if value is None or (attribute is not None and attribute.lower() in _NOT_ATTRIBUTES):
-        return None
-    text = template.format(value=value, verb=(groups.get("verb") or "").lower(), slot=(attribute or "").lower())
-    return Fact("user", text, (entry_id,), slot.format(slot=(attribute or "").lower()) if slot else None)
-
-
-class RulesExtractor:
-    """Deterministic first-person patterns ("my name is", "I live in", "I prefer", "remember that", ...)."""
-
-    name, model, prompt_version = "rules", None, RULES_VERSION
-
-    def extract(self, entries: list[dict]) -> list[Fact]:
-        facts = []
-        for entry in entries:
-            if entry["role"] == "user":
-                facts.extend(self.facts_in(entry["content"], entry["id"]))
-        return facts
-
-    @staticmethod
-    def facts_in(text: str, entry_id: int) -> list[Fact]:
-        found: dict[str, Fact] = {}
-        for sentence in _SENTENCE.findall(text):
-            if sentence.rstrip().endswith("?") or _HYPOTHETICAL.match(sentence):
-                continue
-            claimed: set[int] = set()  # where a trigger phrase starts: "my name is" beats "my <x> is"
-            for pattern, slot, template in _COMPILED:
-                for match in pattern.finditer(sentence):
-                    fact = None if match.start() in claimed else _fact_from(match, slot, template, entry_id)
-                    if fact:
-                        claimed.add(match.start())
-                        found.setdefault(fact.content.casefold(), fact)
-        return list(found.values())
 
 
 # ---- the llm extractor --------------------------------------------------------------------------------------
