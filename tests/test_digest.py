@@ -59,7 +59,7 @@ def test_runs_are_recorded_without_content(db, alice):
     report = digest.run(db, digest.RulesExtractor())
     run = db["digest_runs"].get(report.run_id)
     assert (run["status"], run["extractor"], run["prompt_version"], run["entries"], run["facts"]) == (
-        "done", "rules", digest.RULES_VERSION, 3, 3)
+        "done", "rules", digest.RulesExtractor.prompt_version, 3, 3)
     assert json.loads(run["counts"]) == {"ADD": 3} and run["duration_ms"] > 0
     assert [d["memory_id"] for d in json.loads(run["decisions"])] == [1, 2, 3]
     assert "Lisbon" not in json.dumps(run)
@@ -139,7 +139,8 @@ def test_the_model_path_with_a_canned_model(db, alice, canned):
     canned.enqueue({"facts": [{"entries": [ids[0]], "target": "user", "key": "name", "content": "User is Dana"},
                               {"entries": [999], "target": "user", "content": "cites no turn of the batch"}]})
     report = digest.run(db, digest.ModelExtractor("canned"))
-    assert (report.extractor, report.model, report.prompt_version) == ("llm", "canned", digest.PROMPT_VERSION)
+    assert (report.extractor, report.model, report.prompt_version) == (
+        "llm", "canned", digest.ModelExtractor.prompt_version)
     assert report.facts == 1 and report.counts == {"ADD": 1}
     system_prompt, prompt = canned.prompts[0]
     assert "Most turns contain nothing durable" in system_prompt

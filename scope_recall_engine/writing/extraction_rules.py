@@ -40,7 +40,7 @@ _EXCLUSIVE_DIETS = {"vegetarian", "vegan", "pescatarian", "pescetarian", "flexit
                     "fruitarian"}
 CONDITION_ADJECTIVES = _alternatives(
     "coeliac celiac diabetic pre-diabetic prediabetic asthmatic epileptic anaemic anemic autistic dyslexic dyspraxic "
-    "colourblind colorblind deaf blind hypertensive immunocompromised pregnant")
+    "colourblind colorblind deaf blind hypertensive immunocompromised pregnant hard_of_hearing partially_sighted")
 _CONDITION = re.compile(
     r"^(?:type \w+ )?(?:diabetes|asthma|adhd|add|autism|epilepsy|migraines?|arthritis|(?:high|low) blood pressure|"
     r"hypertension|(?:coeliac|celiac|crohn'?s|heart|kidney|lyme|parkinson'?s) disease|crohn'?s|ibs|eczema|psoriasis|"
@@ -65,7 +65,7 @@ OCCUPATIONS = _alternatives(
     "actor actress dancer librarian clerk cashier receptionist secretary administrator recruiter salesperson "
     "realtor banker economist statistician mathematician physicist chemist biologist technician coach trainer "
     "cleaner carer caregiver nanny social_worker civil_servant freelancer intern apprentice retiree pensioner "
-    "homemaker practitioner specialist assistant associate worker owner operator representative advisor adviser "
+    "homemaker dev practitioner specialist assistant associate worker owner operator representative advisor adviser "
     "planner coordinator supervisor hygienist therapist paralegal pharmacist")
 _STUDENT = re.compile(r"\b(?:student|sophomore|freshman|undergrad|undergraduate|postdoc|intern|apprentice)\b", re.I)
 LANGUAGES = _alternatives(
@@ -74,6 +74,13 @@ LANGUAGES = _alternatives(
     "Urdu Hindi Bengali Punjabi Tamil Telugu Marathi Gujarati Japanese Korean Chinese Mandarin Cantonese Vietnamese "
     "Thai Indonesian Malay Tagalog Swahili Amharic Yoruba Igbo Hausa Zulu Afrikaans Catalan Basque Galician Welsh "
     "Irish Latin Esperanto")
+DEMONYMS = _alternatives(
+    "American Canadian Mexican Brazilian Argentinian Argentine Chilean Colombian Peruvian Venezuelan Cuban British "
+    "English Scottish Welsh Irish French German Dutch Belgian Swiss Austrian Italian Spanish Portuguese Greek "
+    "Swedish Norwegian Danish Finnish Icelandic Polish Czech Slovak Hungarian Romanian Bulgarian Serbian Croatian "
+    "Ukrainian Russian Turkish Israeli Lebanese Egyptian Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan "
+    "Ethiopian South_African Indian Pakistani Bangladeshi Sri_Lankan Nepali Chinese Japanese Korean Vietnamese Thai "
+    "Filipino Indonesian Malaysian Singaporean Australian Kiwi Iranian Iraqi Syrian Saudi Emirati")
 TOOLS = {"linux", "vim", "neovim", "emacs", "python", "javascript", "typescript", "rust", "go", "java", "excel",
          "git", "docker", "kubernetes", "figma", "photoshop", "sql", "r"}
 _CALENDAR = ("January February March April May June July August September October November December Monday Tuesday "
@@ -95,7 +102,7 @@ _I = r"(?:I|we)(?:'m|'re|'ve| am| are| have)? " + _ADV  # a first-person subject
 _NEG = r"(?P<neg>not (?:an? )?|no longer (?:an? )?|never )?"
 _END = r"\s*$"
 _NAME = r"(?P<name>(?-i:[A-Z][\w'-]+(?: [A-Z][\w'-]+)?))"
-_PLACE = r"(?P<place>(?-i:(?:the )?[A-Z][\w'.-]*(?: (?:[A-Z][\w'.-]*|de|da|do|del|of|upon|am|la|le)){0,3}))"
+_PLACE = r"(?P<place>(?-i:(?:the )?[A-Z][\w'.-]*(?: (?:(?:de|da|do|del|of|upon|am|la|le) )?[A-Z][\w'.-]*){0,3}))"
 _SEASONS = r"(?:week|month|year|weekend|summer|winter|spring|autumn|fall)"
 _WHEN = (r"(?P<when> (?:(?:in|on|over|during|from|early|late|at the end of) (?:(?-i:[A-Z]\w+)|the \w+)|"
          r"(?:this|next) (?:" + _SEASONS + r"|(?-i:[A-Z]\w+))|in \d+ (?:weeks|months|days))"
@@ -107,7 +114,8 @@ _FREQ = re.compile(
     r"nightly|weekly|twice a \w+|once a \w+|\w+ times a \w+|before every \w+|usually|normally|typically)", re.I)
 _FILLER = (r"now|too|though|actually|anymore|any more|currently|these days|nowadays|recently|already|again|at all|"
            r"much|a lot|very much|so much|by the way|btw|please|honestly|obviously|clearly|for now|at the moment|"
-           r"right now|just so you know|fyi|as you know|for everything|properly|from now on|going forward|"
+           r"right now|just so you know|fyi|as you know|for everything|properly|from now on|going forward|with a passion|"
+           r"as far as I know|as far as I can tell|I think|I guess|I believe|there|"
            r"in future|in the future|by default|last \w+|yesterday|today|tonight|this morning|in \d{4}|since \d{4}|"
            r"as of \w+|for (?:about |almost |over |nearly |around |the last |the past )?(?:a|an|\w+|\d+) "
            r"(?:years?|months?|weeks?|days?|decades?)")
@@ -115,7 +123,7 @@ _FILLER_TAIL = re.compile(r"(?:[\s,]+(?:" + _FILLER + r"))+$", re.I)
 _TIME_TAIL = re.compile(r"(?:[\s,]+(?:" + _FILLER + r"|(?:this|next) " + _SEASONS + r"|in (?:" +
                         _CALENDAR.replace(" ", "|") + r")))+$", re.I)
 _DEICTIC = re.compile(r"^(?:it|this|that|these|those|them|him|her|you|your|how|what|when|the way|to|it's|one|"
-                      r"doing|being|the (?:first|second|third|last|other|former|latter|previous|next|new|same)|"
+                      r"doing|being|not to|the (?:first|second|third|last|other|former|latter|previous|next|new|same)|"
                       r"(?:this|that|the|your) (?:one|option|version|idea|answer|draft|suggestion))\b", re.I)
 
 
@@ -309,8 +317,9 @@ RULES: tuple[tuple[re.Pattern, Callable[[re.Match], Found]], ...] = tuple((re.co
      _worded("The user's name is {v}.", "name", check=_is_name)),
     (r"(?:please )?(?:call me|I go by) (?P<v>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?))\b",
      _worded("The user wants to be called {v}.", "preferred_name", check=_is_name)),
+    (_BE + r"(?P<v>(?-i:" + DEMONYMS + r"))" + _END, _worded("The user is {v}.", "nationality")),
     (r"(?:I'm|I am|this is|it's) (?P<v>(?-i:[A-Z][\w'-]+))" + _END,
-     _worded("The user's name is {v}.", "name", check=lambda v: _is_name(v) and not re.fullmatch(LANGUAGES, v))),
+     _worded("The user's name is {v}.", "name", check=_is_name)),
     # health
     (_BE + _NEG + _ADV + r"allergic to (?P<v>.+?)" + _END,
      _worded("The user is {not}allergic to {v}.", "allergy:{v}", split=True)),
@@ -321,12 +330,12 @@ RULES: tuple[tuple[re.Pattern, Callable[[re.Match], Found]], ...] = tuple((re.co
     (_BE + _NEG + r"(?P<v>[\w-]+) intolerant" + _END, _worded("The user is {not}{v} intolerant.", "intolerance:{v}")),
     (_BE + _NEG + r"intolerant (?:to|of) (?P<v>.+?)" + _END,
      _worded("The user is {not}intolerant to {v}.", "intolerance:{v}", split=True)),
-    (_BE + _NEG + r"(?:an? )?(?P<v>(?:type \w+ )?" + CONDITION_ADJECTIVES + r")" + _END,
+    (_BE + _NEG + r"(?:an? )?(?:\d+ (?:weeks|months) )?(?P<v>(?:type \w+ )?" + CONDITION_ADJECTIVES + r")" + _END,
      _worded("The user is {not}{v}.", "condition:{v}")),
     (r"(?P<v>[\w -]{2,30}?) (?:makes? me (?:sick|ill|bloated)|(?:doesn't|does not|don't|do not) agree with me|"
      r"upsets? my stomach|gives? me (?:an? )?(?:rash|hives|headaches?|migraines?|stomach ?aches?|heartburn|cramps))\b",
      _worded("The user cannot have {v}.", "intolerance:{v}")),
-    (r"I(?:'ve| have|'m| am)? " + _ADV + r"(?:have|got|had|was diagnosed with|diagnosed with|suffer from|"
+    (r"I(?:'ve| have|'m| am)? " + _ADV + r"(?:have|got|had|was diagnosed with|been diagnosed with|diagnosed with|suffer from|"
      r"suffered from|live with|living with) (?P<v>.+?)" + _END,
      _worded("The user has {v}.", "condition:{v}", split=True, check=lambda v: bool(_CONDITION.match(v)))),
     (r"I(?:'m| am)? " + _ADV + r"(?:take|taking|on) (?P<v>[\w -]+?)(?P<when>(?: (?:\w+ )?(?:every|each|before|after|"
@@ -365,6 +374,8 @@ RULES: tuple[tuple[re.Pattern, Callable[[re.Match], Found]], ...] = tuple((re.co
      + _NAME, lambda m: _named(m.group("rel"), m.group("name"))),
     (r"(?:I|we)(?:'ve| have)? " + _ADV + r"(?:have|got) (?P<v>(?:an?|one|two|three|four|five|six|\d+) (?:\w+ )?"
      r"(?P<kind>" + RELATIONS + r"|" + PETS + r")s?)(?: (?:called|named) (?P<name>(?-i:[A-Z][\w'-]+)))?\b", _has),
+    (r"(?:I|we)(?:'ve| have)? " + _ADV + r"(?:have|got) (?P<v>an? (?:[\w-]+ ){0,2}?(?P<kind>[\w-]+)) (?:called|named) "
+     r"(?P<name>(?-i:[A-Z][\w'-]+))\b", _has),
     (_BE + r"(?P<v>married|engaged|divorced|widowed|single|separated)(?: to " + _NAME + r")?(?: with .+)?" + _END,
      lambda m: [(sentence(f"The user is {m.group('v').lower()}" + (f" to {m.group('name')}" if m.group("name")
                                                                     else "")), "marital")]),
@@ -466,8 +477,33 @@ _APPOSITIVE = re.compile(r"\b(?:my|our) (?P<rel>" + RELATIONS + r"|" + PETS + r"
 _PROJECT = re.compile(r"\b(?:project|repo|repository|codebase|build|deploy|deployment|branch|ci)\b", re.I)
 
 
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+_PASTED = re.compile(r"^[^:]*\b(?:summari[sz]e|translate|correct|proofread|rewrite|paraphrase|fix|check|edit|improve|"
+                     r"review|format|shorten|here's|here is|this is|wrote|writes|said|says|text|email|message|essay|"
+                     r"letter|post|paragraph|sentence|quote|draft|reply to)\b[^:]*:", re.I)
+_LOWER_WORD = (r"(?!(?:with|for|last|next|this|in|on|at|and|but|so|because|as|since|a|an|the|my|our|every|now|"
+               r"there|btw|too|to|from|near)\b)[a-z][\w'-]*")
+_CUE = re.compile(r"\b(?P<cue>(?:live|living|based|grew up|born|raised|work|working) in|(?:moved|relocated|flying|"
+                  r"travelling|traveling|heading) to|(?:i'm|i am) from|name is|called|named|call me|go by|"
+                  r"(?:work|working) (?:at|for)|joined|job at) (?P<words>" + _LOWER_WORD + r"(?: " + _LOWER_WORD +
+                  r"){0,2})\b")
+
+
+def truecased(text: str) -> str:
+    """An all-lowercase turn ("i moved to porto, a dog named biscuit") with "I" and the names after a cue capitalized,
+    so the patterns that need a capital (names, places, employers) still read it."""
+    if text != text.lower():
+        return text
+    text = re.sub(r"\bi(?=\b|')", "I", text)
+    return _CUE.sub(lambda m: m.group("cue") + " " + m.group("words").title(), text)
+
+
 def sentences(text: str) -> list[str]:
-    return [part.strip() for part in re.split(r"(?<=[.!?])\s+|\n+", text.replace("’", "'")) if part.strip()]
+    """The turn's sentences, up to any pasted text ("summarize this: ..."), without quotations."""
+    text = _QUOTED.sub(" ", truecased(text.replace("’", "'")))
+    if pasted := _PASTED.match(text):
+        text = text[:pasted.end()]
+    return [part.strip() for part in re.split(r"(?<=[.!?])\s+|\n+", text) if part.strip()]
 
 
 def statements(text: str) -> Iterator[str]:
@@ -523,7 +559,8 @@ def _routine(clause: str) -> Found:
 
 def _in_clause(clause: str) -> Found:
     """The first rule that makes something of the clause (a work rule also yields the home it names), else a
-    standing instruction; plus a routine, if the clause states one."""
+    standing instruction; a routine the clause states replaces a fact it only extends ("plays tennis" ->
+    "plays tennis every Sunday", keeping the fact's slot)."""
     found: Found = []
     for pattern, build in RULES:
         if (match := pattern.match(clause)) and (found := build(match)):
@@ -531,7 +568,14 @@ def _in_clause(clause: str) -> Found:
                 if (place := _TRAILING_PLACE.search(clause)) and _is_place(place.group("place")):
                     found = found + _home(place)
             break
-    return (found or _style(clause)) + _routine(clause)
+    found = found or _style(clause)
+    for routine, _slot in _routine(clause):
+        extended = [index for index, (content, _s) in enumerate(found) if routine.startswith(content[:-1] + " ")]
+        if extended:
+            found[extended[0]] = (routine, found[extended[0]][1])
+        else:
+            found.append((routine, None))
+    return found
 
 
 def facts_of(text: str) -> list[tuple[str, str | None, str]]:
