@@ -97,7 +97,8 @@ def test_first_person_statements_become_candidates(text, expected):
     "If I were vegan I'd miss cheese.", "Write a story about a dog named Rex.", "Can you make it shorter?",
     "Explain what HbA1c measures.", "My password is [REDACTED:password]", "Imagine I lived in Rome.",
     "my sister thinks i should move to paris", "I prefer not to say.", "I'd love to visit Japan someday.",
-    "Please summarize this: I live in Paris and I work as a chef.", "Here's what my friend wrote: I'm allergic to bees.",
+    "Please summarize this: I live in Paris and I work as a chef.",
+    "Here's what my friend wrote: I'm allergic to bees.",
     'Translate "I am a vegan doctor" into French.', "I wish I lived by the sea.", "I'm considering going vegan.",
 ])
 def test_questions_hypotheticals_jokes_and_other_people_yield_nothing(text):
@@ -111,7 +112,8 @@ def test_third_person_conjugates_the_verb_and_the_pronouns():
     assert third_person("I really love my dog") == "The user loves the user's dog."
     assert third_person("I don't eat pork") == "The user does not eat pork."
     assert third_person("I'm no longer working at Acme") == "The user is no longer working at Acme."
-    assert third_person("we usually walk our dog every morning") == "The user usually walks the user's dog every morning."
+    assert third_person("we usually walk our dog every morning") == (
+        "The user usually walks the user's dog every morning.")
 
 
 def test_single_valued_and_per_thing_slots():

@@ -70,7 +70,8 @@ DEFAULT_RULES = (
     ("bearer_token", r"\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})", re.I),
     ("password", r"\b(?:pass(?:word|phrase|code)?|passwd|pwd)\b" + _WHAT_FOR + r"(?:\s+(?:is|was|=)|\s*[:=])\s*"
                  r"(?P<secret>\"[^\"]+\"|'[^']+'|\S+)", re.I),
-    ("pin", r"\bpin(?:\s+(?:code|number))?\b" + _WHAT_FOR + r"(?:\s+(?:is|was|=)|\s*[:=])\s*(?P<secret>\d{4,8})\b", re.I),
+    ("pin", r"\bpin(?:\s+(?:code|number))?\b" + _WHAT_FOR + r"(?:\s+(?:is|was|=)|\s*[:=])\s*(?P<secret>\d{4,8})\b",
+     re.I),
     ("assigned_secret", r"\b(?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|aws_secret_access_key)"
                         r"\b\s*[:=]\s*(?P<secret>[^\s\"']{8,})", re.I),
 )

@@ -22,15 +22,13 @@ durable facts worth remembering in future, unrelated conversations: stable facts
 moves, work, tools and languages, family and pets with their names, health: allergies, intolerances, conditions,
 medication; diet; lasting likes, dislikes and routines; how they want answers: length, format, units, language),
 standing instructions, and facts about their projects. A later statement that changes a fact ("I'm not vegetarian
-anymore", "we moved to Porto") is a fact too.
-Most turns contain nothing durable. Only what the user says about themselves counts; the assistant's turns only confirm. Greetings, questions, one-off
-requests, small talk, moods, plans for today, hypotheticals, jokes, other people's opinions, the assistant's
-suggestions and anything the assistant says about itself are NOT facts. When in doubt, leave it out.
-Never copy secrets or [REDACTED:...] markers.
-Reply with JSON only: {"facts": [{"entries": [<ids of the turns it comes from>], "target": "user|memory|project|ops",
-"key": "<attribute of a single-valued fact, e.g. name, home, employer, diet; else null>",
-"content": "<one short third-person sentence starting 'The user'>"}]}. Reply {"facts": []} when nothing is
-durable."""
+anymore", "we moved to Porto") is a fact too. Most turns contain nothing durable. Only what the user says about
+themselves counts; the assistant's turns only confirm. Greetings, questions, one-off requests, small talk, moods,
+plans for today, hypotheticals, jokes, other people's opinions, the assistant's suggestions and anything the
+assistant says about itself are NOT facts. When in doubt, leave it out. Never copy secrets or [REDACTED:...]
+markers. Reply with JSON only: {"facts": [{"entries": [<ids of the turns it comes from>], "target":
+"user|memory|project|ops", "key": "<attribute of a single-valued fact, e.g. name, home, employer, diet; else null>",
+"content": "<one short third-person sentence starting 'The user'>"}]}. Reply {"facts": []} when nothing is durable."""
 DECIDE_SYSTEM = """A fact was extracted from a conversation. Existing memories of the same scope are listed as
 [id] state: text. Decide one:
 ADD - the fact is new.

@@ -15,83 +15,27 @@ import re
 from typing import Callable, Iterator
 
 from scope_recall_engine.writing.adjudication import Fact
+from scope_recall_engine.writing.extraction_vocabulary import (
+    ATTRIBUTES,
+    CALENDAR,
+    CONDITION,
+    CONDITION_ADJECTIVES,
+    DEMONYMS,
+    DIETS,
+    EXCLUSIVE_DIETS,
+    LANGUAGES,
+    MEDICATION,
+    NOT_NAMES,
+    OCCUPATIONS,
+    PETS,
+    RELATIONS,
+    STUDENT,
+    TOOLS,
+)
 
 RULES_VERSION = "rules-2"
 Found = list[tuple[str, "str | None"]]  # (content, slot) pairs a rule makes of one clause
 
-
-def _alternatives(words: str) -> str:
-    """A regex alternation of space-separated words (``_`` stands for a space), longest first."""
-    return "(?:" + "|".join(sorted(words.split(), key=len, reverse=True)).replace("_", " ") + ")"
-
-
-# ---- vocabularies: the closed classes a pattern needs ----------------------------------------------------------
-RELATIONS = _alternatives(
-    "wife husband partner boyfriend girlfriend fiance fiancé fiancée spouse son daughter kid child baby brother "
-    "sister sibling twin mother mom mum mama father dad papa grandmother grandma granny grandfather grandpa grandson "
-    "granddaughter grandchild aunt uncle cousin niece nephew stepson stepdaughter stepmother stepfather "
-    "mother-in-law father-in-law sister-in-law brother-in-law best_friend boys girls kids children sons daughters "
-    "grandchildren grandkids twins")
-PETS = _alternatives("dog cat puppy kitten parrot hamster rabbit bunny horse pony turtle tortoise lizard snake "
-                     "guinea_pig budgie ferret gecko goldfish")
-DIETS = _alternatives("vegetarian vegan pescatarian pescetarian flexitarian plant-based keto paleo carnivore "
-                      "fruitarian teetotal teetotaller teetotaler sober kosher halal gluten-free dairy-free lactose-free")
-_EXCLUSIVE_DIETS = {"vegetarian", "vegan", "pescatarian", "pescetarian", "flexitarian", "plant-based", "carnivore",
-                    "fruitarian"}
-CONDITION_ADJECTIVES = _alternatives(
-    "coeliac celiac diabetic pre-diabetic prediabetic asthmatic epileptic anaemic anemic autistic dyslexic dyspraxic "
-    "colourblind colorblind deaf blind hypertensive immunocompromised pregnant hard_of_hearing partially_sighted")
-_CONDITION = re.compile(
-    r"^(?:type \w+ )?(?:diabetes|asthma|adhd|add|autism|epilepsy|migraines?|arthritis|(?:high|low) blood pressure|"
-    r"hypertension|(?:coeliac|celiac|crohn'?s|heart|kidney|lyme|parkinson'?s) disease|crohn'?s|ibs|eczema|psoriasis|"
-    r"anxiety|depression|insomnia|sleep apnoea|sleep apnea|tinnitus|glaucoma|lupus|ms|multiple sclerosis|copd|pcos|"
-    r"endometriosis|hypothyroidism|hyperthyroidism|gout|scoliosis|a heart condition|long covid|fibromyalgia|"
-    r"dyslexia|dyspraxia|ocd|ptsd|bipolar(?: disorder)?|cancer|anaemia|anemia|a bad back|back pain|hay fever|"
-    r"\w+itis|\w+osis|\w+aemia|\w+emia|\w+pathy|\w+algia|[\w' -]+ (?:syndrome|disorder|deficiency|intolerance))$",
-    re.I)
-_MEDICATION = re.compile(
-    r"^(?:insulin|metformin|aspirin|ibuprofen|paracetamol|warfarin|levothyroxine|thyroxine|lithium|prozac|zoloft|"
-    r"adderall|ritalin|vitamin \w+|iron tablets|antidepressants|antihistamines|blood thinners|birth control|"
-    r"the pill|statins|steroids|(?:[\w-]+ ){0,3}(?:medication|medicine|meds|pills|tablets|inhaler)|"
-    r"\w+(?:pril|sartan|statin|olol|azole|mab|pam|lam|cillin|cycline|xetine|pine|zepam|profen|formin|tidine|"
-    r"prazole|oxin|amine|idine|afil))$", re.I)
-OCCUPATIONS = _alternatives(
-    "nurse doctor physician surgeon dentist pharmacist paramedic midwife therapist psychologist psychiatrist vet "
-    "veterinarian teacher schoolteacher professor lecturer tutor student sophomore freshman undergrad undergraduate "
-    "postdoc researcher scientist engineer developer programmer designer architect analyst accountant lawyer "
-    "solicitor barrister judge consultant manager director executive founder entrepreneur chef cook baker barista "
-    "waiter waitress bartender farmer plumber electrician mechanic carpenter builder driver pilot firefighter "
-    "officer soldier journalist writer author editor translator photographer artist musician illustrator animator "
-    "actor actress dancer librarian clerk cashier receptionist secretary administrator recruiter salesperson "
-    "realtor banker economist statistician mathematician physicist chemist biologist technician coach trainer "
-    "cleaner carer caregiver nanny social_worker civil_servant freelancer intern apprentice retiree pensioner "
-    "homemaker dev practitioner specialist assistant associate worker owner operator representative advisor adviser "
-    "planner coordinator supervisor hygienist therapist paralegal pharmacist")
-_STUDENT = re.compile(r"\b(?:student|sophomore|freshman|undergrad|undergraduate|postdoc|intern|apprentice)\b", re.I)
-LANGUAGES = _alternatives(
-    "English French German Spanish Portuguese Italian Dutch Swedish Norwegian Danish Finnish Icelandic Polish Czech "
-    "Slovak Hungarian Romanian Bulgarian Greek Turkish Russian Ukrainian Serbian Croatian Arabic Hebrew Persian Farsi "
-    "Urdu Hindi Bengali Punjabi Tamil Telugu Marathi Gujarati Japanese Korean Chinese Mandarin Cantonese Vietnamese "
-    "Thai Indonesian Malay Tagalog Swahili Amharic Yoruba Igbo Hausa Zulu Afrikaans Catalan Basque Galician Welsh "
-    "Irish Latin Esperanto")
-DEMONYMS = _alternatives(
-    "American Canadian Mexican Brazilian Argentinian Argentine Chilean Colombian Peruvian Venezuelan Cuban British "
-    "English Scottish Welsh Irish French German Dutch Belgian Swiss Austrian Italian Spanish Portuguese Greek "
-    "Swedish Norwegian Danish Finnish Icelandic Polish Czech Slovak Hungarian Romanian Bulgarian Serbian Croatian "
-    "Ukrainian Russian Turkish Israeli Lebanese Egyptian Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan "
-    "Ethiopian South_African Indian Pakistani Bangladeshi Sri_Lankan Nepali Chinese Japanese Korean Vietnamese Thai "
-    "Filipino Indonesian Malaysian Singaporean Australian Kiwi Iranian Iraqi Syrian Saudi Emirati")
-TOOLS = {"linux", "vim", "neovim", "emacs", "python", "javascript", "typescript", "rust", "go", "java", "excel",
-         "git", "docker", "kubernetes", "figma", "photoshop", "sql", "r"}
-_CALENDAR = ("January February March April May June July August September October November December Monday Tuesday "
-             "Wednesday Thursday Friday Saturday Sunday")
-_NOT_NAMES = {word.lower() for word in _CALENDAR.split()} | {
-    "i", "the", "a", "an", "and", "but", "so", "it", "this", "that", "not", "no", "sorry", "back", "done", "fine",
-    "good", "ok", "okay", "sure", "here", "ready", "home", "going", "just", "also", "still", "really", "new", "from"}
-ATTRIBUTES = _alternatives(
-    "birthday birth_date date_of_birth blood_type timezone time_zone native_language first_language mother_tongue "
-    "hometown home_town job_title profession occupation major pronouns nickname middle_name surname last_name "
-    "height shoe_size star_sign zodiac_sign stack editor employer")
 
 # ---- shared pieces of pattern --------------------------------------------------------------------------------
 _ADV = (r"(?:(?:really|also|still|now|currently|actually|definitely|totally|absolutely|always|usually|normally|"
@@ -114,14 +58,14 @@ _FREQ = re.compile(
     r"nightly|weekly|twice a \w+|once a \w+|\w+ times a \w+|before every \w+|usually|normally|typically)", re.I)
 _FILLER = (r"now|too|though|actually|anymore|any more|currently|these days|nowadays|recently|already|again|at all|"
            r"much|a lot|very much|so much|by the way|btw|please|honestly|obviously|clearly|for now|at the moment|"
-           r"right now|just so you know|fyi|as you know|for everything|properly|from now on|going forward|with a passion|"
-           r"as far as I know|as far as I can tell|I think|I guess|I believe|there|"
+           r"right now|just so you know|fyi|as you know|for everything|properly|from now on|going forward|"
+           r"with a passion|as far as I know|as far as I can tell|I think|I guess|I believe|there|"
            r"in future|in the future|by default|last \w+|yesterday|today|tonight|this morning|in \d{4}|since \d{4}|"
            r"as of \w+|for (?:about |almost |over |nearly |around |the last |the past )?(?:a|an|\w+|\d+) "
            r"(?:years?|months?|weeks?|days?|decades?)")
 _FILLER_TAIL = re.compile(r"(?:[\s,]+(?:" + _FILLER + r"))+$", re.I)
 _TIME_TAIL = re.compile(r"(?:[\s,]+(?:" + _FILLER + r"|(?:this|next) " + _SEASONS + r"|in (?:" +
-                        _CALENDAR.replace(" ", "|") + r")))+$", re.I)
+                        CALENDAR.replace(" ", "|") + r")))+$", re.I)
 _DEICTIC = re.compile(r"^(?:it|this|that|these|those|them|him|her|you|your|how|what|when|the way|to|it's|one|"
                       r"doing|being|not to|the (?:first|second|third|last|other|former|latter|previous|next|new|same)|"
                       r"(?:this|that|the|your) (?:one|option|version|idea|answer|draft|suggestion))\b", re.I)
@@ -156,8 +100,9 @@ _SUBJECT = re.compile(r"^(?:I|we)(?P<aux>'m|'re|'ve|'d|'ll)?\s+(?P<adverbs>" + _
                       r"(?:no longer\s+)?)(?P<verb>do not|don't|haven't|aren't|can't|won't|[\w']+)\b", re.I)
 _INTENSIFIERS = re.compile(r"\b(?:really|actually|honestly|definitely|totally|absolutely|just|also|basically|truly|"
                            r"seriously|super|so|officially|finally)\s+", re.I)
-_PRONOUNS = ((re.compile(r"\b(?:my|our)\b", re.I), "the user's"), (re.compile(r"\b(?:mine|ours)\b", re.I), "the user's"),
-             (re.compile(r"\b(?:me|us)\b"), "the user"), (re.compile(r"\bmyself\b", re.I), "themselves"),
+_PRONOUNS = ((re.compile(r"\b(?:my|our)\b", re.I), "the user's"),
+             (re.compile(r"\b(?:mine|ours)\b", re.I), "the user's"), (re.compile(r"\b(?:me|us)\b"), "the user"),
+             (re.compile(r"\bmyself\b", re.I), "themselves"),
              (re.compile(r"\bI'm\b"), "the user is"), (re.compile(r"\bI\b"), "the user"),
              (re.compile(r"\byour\b", re.I), "its"), (re.compile(r"\byou\b", re.I), "the assistant"))
 
@@ -222,11 +167,11 @@ def _worded(text: str, slot: str | None = None, split: bool = False,
 
 
 def _is_name(value: str) -> bool:
-    return bool(value) and value[0].isupper() and value.split()[0].lower() not in _NOT_NAMES
+    return bool(value) and value[0].isupper() and value.split()[0].lower() not in NOT_NAMES
 
 
 def _is_place(place: str) -> bool:
-    return bool(place) and place.split()[-1].lower() not in _NOT_NAMES
+    return bool(place) and place.split()[-1].lower() not in NOT_NAMES
 
 
 def _is_tool(value: str) -> bool:
@@ -237,7 +182,7 @@ def _is_tool(value: str) -> bool:
 def _diet(negated: bool = False) -> Callable[[re.Match], Found]:
     def build(match: re.Match) -> Found:
         value = match.group("v").lower()
-        slot = "diet" if value in _EXCLUSIVE_DIETS else f"diet:{value}"
+        slot = "diet" if value in EXCLUSIVE_DIETS else f"diet:{value}"
         return [(sentence(f"The user is {'not ' if negated or match.groupdict().get('neg') else ''}{value}"), slot)]
     return build
 
@@ -278,7 +223,7 @@ def _employer(match: re.Match) -> Found:
 def _occupation(verb: str) -> Callable[[re.Match], Found]:
     def build(match: re.Match) -> Found:
         role, org = _clean(match.group("v")), _clean(match.group("org"))
-        student = bool(_STUDENT.search(role))
+        student = bool(STUDENT.search(role))
         found = [(sentence(f"The user {verb} {role}" + (f" at {org}" if org and student else "")), "occupation")]
         return found + ([(sentence(f"The user works at {org}"), "employer")] if org and not student else [])
     return build
@@ -335,12 +280,12 @@ RULES: tuple[tuple[re.Pattern, Callable[[re.Match], Found]], ...] = tuple((re.co
     (r"(?P<v>[\w -]{2,30}?) (?:makes? me (?:sick|ill|bloated)|(?:doesn't|does not|don't|do not) agree with me|"
      r"upsets? my stomach|gives? me (?:an? )?(?:rash|hives|headaches?|migraines?|stomach ?aches?|heartburn|cramps))\b",
      _worded("The user cannot have {v}.", "intolerance:{v}")),
-    (r"I(?:'ve| have|'m| am)? " + _ADV + r"(?:have|got|had|was diagnosed with|been diagnosed with|diagnosed with|suffer from|"
-     r"suffered from|live with|living with) (?P<v>.+?)" + _END,
-     _worded("The user has {v}.", "condition:{v}", split=True, check=lambda v: bool(_CONDITION.match(v)))),
+    (r"I(?:'ve| have|'m| am)? " + _ADV + r"(?:have|got|had|was diagnosed with|been diagnosed with|diagnosed with|"
+     r"suffer from|suffered from|live with|living with) (?P<v>.+?)" + _END,
+     _worded("The user has {v}.", "condition:{v}", split=True, check=lambda v: bool(CONDITION.match(v)))),
     (r"I(?:'m| am)? " + _ADV + r"(?:take|taking|on) (?P<v>[\w -]+?)(?P<when>(?: (?:\w+ )?(?:every|each|before|after|"
      r"twice|once|daily|at night|in the morning)\b.*)?)" + _END,
-     _worded("The user takes {v}{when}.", "medication:{v}", check=lambda v: bool(_MEDICATION.match(v)))),
+     _worded("The user takes {v}{when}.", "medication:{v}", check=lambda v: bool(MEDICATION.match(v)))),
     # diet
     (_BE + _NEG + r"(?:an? )?(?P<v>" + DIETS + r")(?: diet)?" + _END, _diet()),
     (r"I " + _ADV + r"(?:stopped|quit) being (?:an? )?(?P<v>" + DIETS + r")\b", _diet(negated=True)),
@@ -394,8 +339,9 @@ RULES: tuple[tuple[re.Pattern, Callable[[re.Match], Found]], ...] = tuple((re.co
     (r"(?:I|we)(?:'ve| have)? " + _ADV + r"(?:started|opened|founded|launched|set up) (?:my own|our own|an?) "
      r"(?P<v>(?:\w+ )?(?:business|company|practice|shop|store|restaurant|cafe|café|studio|firm|startup|agency|"
      r"clinic|bakery))\b", _worded("The user runs their own {v}.", "employer")),
-    (_BE + r"(?:\w+ and )?(?P<v>retired|unemployed|self-employed|between jobs|an? stay[- ]at[- ]home (?:mom|mum|dad|parent)|"
-     r"on (?:maternity|paternity|parental) leave)" + _END, _worded("The user is {v}.", "occupation")),
+    (_BE + r"(?:\w+ and )?(?P<v>retired|unemployed|self-employed|between jobs|"
+     r"an? stay[- ]at[- ]home (?:mom|mum|dad|parent)|on (?:maternity|paternity|parental) leave)" + _END,
+     _worded("The user is {v}.", "occupation")),
     (_BE + r"(?P<v>an? (?:[\w-]+ ){0,3}?" + OCCUPATIONS + r")" + _AT_ORG + _IN_PLACE + r"(?: for .+)?" + _END,
      _occupation("is")),
     (r"I " + _ADV + r"(?:teach|lecture in|coach|run|own|manage|study) (?P<v>(?:an? |my |the |our )?"
@@ -438,8 +384,8 @@ _QUESTION = re.compile(r"^\s*(?:what|how|why|where|when|who|whom|which|whose|do|
                        r"is|are|am|was|were|shall|may|might|have|has|isn't|aren't|don't|doesn't)\b", re.I)
 _HYPOTHETICAL = re.compile(r"^\s*(?:if|what if|suppose|supposing|imagine|let's say|say|pretend|assuming|assume|"
                            r"hypothetically|in theory|in a world|picture|when|unless|maybe|perhaps|i wish|i hope|"
-                           r"i think|i guess|i suppose|i believe|i feel like|i might|i may|i could|i would(?! like you)|"
-                           r"i'd (?!rather|prefer|like you))\b", re.I)
+                           r"i think|i guess|i suppose|i believe|i feel like|i might|i may|i could|"
+                           r"i would(?! like you)|i'd (?!rather|prefer|like you))\b", re.I)
 _JOKE = re.compile(r"\b(?:lol|lmao|rofl|ha(?:ha)+h?|he(?:he)+|jk|just kidding|kidding)\b|/s\b|😂|🤣|😜|😆|😝|;\)|:P\b",
                    re.I)
 _REMEMBER = re.compile(r"^(?:(?:can|could|would|will) you )?(?:please )?(?:remember|note|keep in mind|bear in mind|"
@@ -459,8 +405,8 @@ _STYLE = re.compile(
     r"address|avoid|stop|don't use|do not use|skip)\b.+)$", re.I)
 _STANDING = re.compile(r"\b(?:always|from now on|going forward|in future|in the future|by default|never|every time|"
                        r"with me|to me)\b", re.I)
-_STYLE_OBJECT = re.compile(r"^[\w']+(?: (?!it\b|this\b|that\b)\w+)?(?: me)? (?:(?:your|the) (?:answers|replies|responses|explanations|messages)|"
-                           r"answers|replies|responses|explanations|things|everything|"
+_STYLE_OBJECT = re.compile(r"^[\w']+(?: (?!it\b|this\b|that\b)\w+)?(?: me)? (?:(?:your|the) (?:answers|replies|"
+                           r"responses|explanations|messages)|answers|replies|responses|explanations|things|everything|"
                            r"in (?:(?-i:[A-Z])\w+|plain|simple|short)|(?:short|brief|concise|simple|metric|imperial|"
                            r"celsius|fahrenheit|kilometres|kilometers|miles|british|american|emojis?|markdown|jargon|"
                            r"bullet)\b)", re.I)
@@ -508,7 +454,8 @@ def sentences(text: str) -> list[str]:
 
 def statements(text: str) -> Iterator[str]:
     """The sentences worth reading: no question, hypothetical, hedge or joke (a "haha" on its own taints the
-    sentence before it). A request to remember, or to answer some way from now on, is read even when it is phrased as a question."""
+    sentence before it). A request to remember, or to answer some way from now on, is read even when it is
+    phrased as a question."""
     parts = sentences(text)
     for index, part in enumerate(parts):
         following = parts[index + 1] if index + 1 < len(parts) else ""
@@ -586,7 +533,8 @@ def facts_of(text: str) -> list[tuple[str, str | None, str]]:
         body = remember.group("v") if remember else statement
         before = len(found)
         said = [fact for clause in clauses(body) for fact in _in_clause(clause)]
-        said += [fact for match in _APPOSITIVE.finditer(body) for fact in _named(match.group("rel"), match.group("name"))]
+        said += [fact for found_name in _APPOSITIVE.finditer(body)
+                 for fact in _named(found_name.group("rel"), found_name.group("name"))]
         for content, slot in said:
             found.setdefault(content.casefold(), (content, slot, "user"))
         clause = _clean(_CLAUSE.split(body)[0])
