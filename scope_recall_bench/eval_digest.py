@@ -207,14 +207,21 @@ def measure(extractor, fixture: str | Path | None = None, splits: tuple[str, ...
             candidates += _session(db, extractor, turns)
         db.close()
         stored = b"".join(path.read_bytes() for path in Path(tmp).iterdir() if path.is_file())
-    secrets = [turn.secret for turns in sessions for turn in turns if turn.secret]
     every_turn = [turn for turns in sessions for turn in turns]
+    secrets = [turn for turn in every_turn if turn.secret]
     return {"extractor": extractor.name, "model": extractor.model, "prompt_version": extractor.prompt_version,
             "matching": MATCHING, "secrets": len(secrets),
-            "secrets_on_disk": sum(secret.encode() in stored for secret in secrets),
+            "secrets_on_disk": sum(_as_said(turn).encode() in stored for turn in secrets),
             "splits": {split: _split([t for t in every_turn if t.split == split],
                                      [c for c in candidates if c.turns and c.turns[0].split == split])
                        for split in splits}}
+
+
+def _as_said(turn: Turn) -> str:
+    """The secret with the words before it, as the turn said it ("PIN is 7391"): a short secret alone could turn up
+    by chance inside a hash or a timestamp in the store file."""
+    at = turn.text.index(turn.secret)
+    return turn.text[max(0, at - 12):at + len(turn.secret)]
 
 
 def _share(part: int, whole: int) -> float | None:

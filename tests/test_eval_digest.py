@@ -59,13 +59,15 @@ def test_the_text_report_prints_the_matching_rule_and_the_misses(tmp_path):
     fixture.write_text(json.dumps({"personas": [{"persona": "zoe", "split": "dev", "sessions": [[
         {"user": "I'm allergic to kiwi.", "facts": [["health", "The user is allergic to kiwi."]]},
         {"user": "Tuesdays are my gym days.", "facts": [["schedule", "The user goes to the gym on Tuesdays."]]},
-        {"user": "What's a kiwi?", "none": "question"}]]}]}), encoding="utf-8")
+        {"user": "What's a kiwi?", "none": "question"},
+        {"user": "My locker combination is 31-17-09.", "none": "secret", "secret": "31-17-09"}]]}]}), encoding="utf-8")
     result = CliRunner().invoke(cli, ["eval", "digest", str(fixture), "--extractor", "rules", "--split", "dev"])
     assert result.exit_code == 0, result.output
     assert "matching: a candidate states a labelled fact when it cites the fact's turn" in result.output
     assert re.search(r"health\s+1\s+1\s+100\.0\s+1\s+1\s+100\.0", result.output)
     assert "miss [schedule] 'The user goes to the gym on Tuesdays.' <- 'Tuesdays are my gym days.'" in result.output
     assert "question 0/1" in result.output and "== heldout" not in result.output
+    assert "secrets in the fixture: 1, found on disk after the run: 1" in result.output  # no rule knows lockers
 
 
 class RulesEcho(llm.Model):
