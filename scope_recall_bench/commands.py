@@ -41,9 +41,11 @@ def bench():
     "locomo": "scope_recall_bench.eval_commands:locomo_command",
     "negative": "scope_recall_bench.eval_commands:negative_command",
     "personal": "scope_recall_bench.eval_commands:personal_command",
+    "digest": "scope_recall_bench.eval_commands:digest_command",
 })
 def evaluate():
-    """Measure retrieval: LoCoMo any@k/frac@k, the negative fixture, and recall in personal stores."""
+    """Measure retrieval (LoCoMo any@k/frac@k, the negative fixture, recall in personal stores) and extraction
+    (the digest fixture)."""
 
 
 @hookimpl

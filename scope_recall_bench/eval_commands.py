@@ -1,4 +1,5 @@
-"""The ``scope-recall eval`` commands: retrieval measured on LoCoMo and on the negative fixture."""
+"""The ``scope-recall eval`` commands: retrieval measured on LoCoMo and on the negative fixture, extraction on the
+digest fixture."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import sys
 
 import click
 
+from scope_recall_bench import eval_digest
 from scope_recall_bench.evals import FIXTURES, compare, locomo, negative, table
 from scope_recall_engine.cli.options import emit, json_option
+from scope_recall_engine.config import Config
 
 
 @click.command(name="locomo")
@@ -20,8 +23,6 @@ def locomo_command(file, ranks, as_json):
     with click.progressbar(length=0, label="embedding turns", file=sys.stderr) as bar:
         report = locomo(file, ranks, progress=bar.update)
     emit(report, as_json, table(report))
-
-
 
 @click.command(name="negative")
 @click.option("--update", is_flag=True, help="Rewrite the expected JSON from this run (review the diff).")
@@ -54,3 +55,21 @@ def personal_command(fixture, drain, misses, embedding_model, as_json):
 
     report = personal(fixture, drain=drain, model=embedding_model, misses=misses)
     emit(report, as_json, table(report))
+
+
+@click.command(name="digest")
+@click.argument("fixture", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--extractor", type=click.Choice(["rules"]), help="Measure the deterministic offline extractor.")
+@click.option("--model", "model_id", help="Measure an llm chat model id (it is called for every session).")
+@click.option("--split", type=click.Choice(eval_digest.SPLITS), help="Only this split (default: both).")
+@json_option
+def digest_command(fixture, extractor, model_id, split, as_json):
+    """Recall and precision of the digest's extraction on labelled conversations (FIXTURE: default, the packaged
+    fixtures/digest.json), per split and category, with updates, turns that must yield nothing, and the misses."""
+    from scope_recall_engine.writing import digest  # here: the other eval commands skip llm
+
+    chosen = digest.choose(extractor, model_id, Config())
+    if chosen is None:
+        raise click.UsageError("choose what to measure: --extractor rules or --model ID")
+    report = eval_digest.measure(chosen, fixture, (split,) if split else eval_digest.SPLITS)
+    emit(report, as_json, eval_digest.render(report))

@@ -16,6 +16,9 @@ DEFAULT_EMBEDDING_MODEL = "scope-recall-e5-small"
 class Config:
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # any llm embedding model id
     digest_model: str | None = None  # an llm chat model id; None means "no model configured"
+    # rules | host (inside Hermes: the model it uses for side tasks) | llm (digest_model); None: digest_model if
+    # set, else the host's model inside a host, else nothing is digested until someone chooses
+    digest_extractor: str | None = None
     scope_aliases: list[str] = field(default_factory=list)  # extra scope ids every identity may read
     excluded_chats: list[str] = field(default_factory=list)  # chats whose turns are never journaled
     # processed journal entries, and the query text of the recall ledger, are deleted after this many days

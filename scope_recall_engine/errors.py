@@ -46,7 +46,8 @@ class NoExtractor(ConfigError):
         self.backlog = backlog
         super().__init__(
             f"{backlog} journal entries wait for the digest, but no digest model is configured: pass --model ID, "
-            "set digest_model in config.json, or choose the offline extractor with --extractor rules")
+            "set digest_model (or digest_extractor) in config.json, or choose the offline extractor with "
+            "--extractor rules")
 
 
 class ExtractionFailed(ScopeRecallError):

@@ -59,7 +59,7 @@ def test_runs_are_recorded_without_content(db, alice):
     report = digest.run(db, digest.RulesExtractor())
     run = db["digest_runs"].get(report.run_id)
     assert (run["status"], run["extractor"], run["prompt_version"], run["entries"], run["facts"]) == (
-        "done", "rules", digest.RULES_VERSION, 3, 3)
+        "done", "rules", digest.RulesExtractor.prompt_version, 3, 3)
     assert json.loads(run["counts"]) == {"ADD": 3} and run["duration_ms"] > 0
     assert [d["memory_id"] for d in json.loads(run["decisions"])] == [1, 2, 3]
     assert "Lisbon" not in json.dumps(run)
@@ -139,7 +139,8 @@ def test_the_model_path_with_a_canned_model(db, alice, canned):
     canned.enqueue({"facts": [{"entries": [ids[0]], "target": "user", "key": "name", "content": "User is Dana"},
                               {"entries": [999], "target": "user", "content": "cites no turn of the batch"}]})
     report = digest.run(db, digest.ModelExtractor("canned"))
-    assert (report.extractor, report.model, report.prompt_version) == ("llm", "canned", digest.PROMPT_VERSION)
+    assert (report.extractor, report.model, report.prompt_version) == (
+        "llm", "canned", digest.ModelExtractor.prompt_version)
     assert report.facts == 1 and report.counts == {"ADD": 1}
     system_prompt, prompt = canned.prompts[0]
     assert "Most turns contain nothing durable" in system_prompt
@@ -190,7 +191,7 @@ def test_retention_runs_after_a_digest(db, alice):
     ("my favorite color is teal", ["The user's favorite color is teal."]),
     ("what if my name is Bob?", []),
     ("my name is not Bob", []),
-    ("I don't like cheese", []),
+    ("I don't like cheese", ["The user does not like cheese."]),
     ("my password is [REDACTED:password]", []),
     ("Can you summarize this article for me", []),
 ])
@@ -259,3 +260,59 @@ def test_a_lease_held_by_a_dead_process_is_taken_over_and_its_run_abandoned(db):
 def test_rules_drop_time_phrases_from_the_value():
     facts = digest.RulesExtractor.facts_in("I moved to Porto last month, and I work at Acme this year", 1)
     assert [fact.content for fact in facts] == ["The user lives in Porto.", "The user works at Acme."]
+
+
+def test_the_choice_of_extractor_flags_then_config_then_the_host(canned):
+    host = digest.ChatExtractor(lambda system, prompt: '{"facts": []}', "host-model")
+    assert digest.choose("rules", None, Config(digest_model="canned"), host).name == "rules"
+    assert digest.choose(None, "canned", Config(digest_extractor="rules"), host).name == "llm"
+    assert digest.choose(None, None, Config(digest_extractor="rules"), host).name == "rules"
+    assert digest.choose(None, None, Config(digest_model="canned"), host).name == "llm"
+    assert digest.choose(None, None, Config(digest_extractor="llm", digest_model="canned")).name == "llm"
+    assert digest.choose(None, None, Config(), host) is host
+    assert digest.choose(None, None, Config(digest_extractor="host"), host) is host
+    assert digest.choose(None, None, Config()) is None  # outside a host, nothing chosen: the backlog waits
+    for config, message in ((Config(digest_extractor="host"), "only runs inside that host"),
+                            (Config(digest_extractor="llm"), "names no digest_model"),
+                            (Config(digest_extractor="magic"), "use one of")):
+        with pytest.raises(ConfigError, match=message):
+            digest.choose(None, None, config)
+
+
+def test_a_model_that_needs_a_key_it_lacks_is_one_line_saying_what_to_run(db_path, alice, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = connect(db_path)
+    journal_turns(db, alice)
+    runner = CliRunner()
+    for args in (["--db", str(db_path), "digest", "--user", "alice", "--model", "gpt-4o-mini"],
+                 ["eval", "digest", "--model", "gpt-4o-mini"]):
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.output
+        assert "needs an API key: run `llm keys set openai` (or set OPENAI_API_KEY)" in result.stderr
+        assert "Traceback" not in result.output
+    for args in (["--db", str(db_path), "digest", "--user", "alice", "--model", "no-such-model"],
+                 ["eval", "digest", "--model", "no-such-model"]):
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 1 and "unknown digest model 'no-such-model': `llm models` lists" in result.stderr
+    assert memories(db) == [] and db["digest_runs"].count == 0 and journal.backlog(db) == 3
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # control: with a key the model resolves
+    assert digest.ModelExtractor("gpt-4o-mini").model == "gpt-4o-mini"
+
+
+def test_a_host_callable_goes_through_the_same_interface_as_an_llm_model(db, alice):
+    asked = []
+
+    def complete(system, prompt):
+        asked.append(system)
+        if system.startswith("A fact was extracted"):
+            return '{"decision": "SUPERSEDE", "id": 1, "reason": "moved"}'
+        return json.dumps({"facts": [{"entries": [int(prompt.split("[")[1].split("]")[0])], "target": "user",
+                                      "key": "home", "content": "The user lives in Porto."}]})
+
+    lifecycle.store(db, alice, "user", "The user lives in Lisbon.", human("op"))
+    journal.append(db, alice, "s1", "user", "We moved to Porto")
+    report = digest.run(db, digest.ChatExtractor(complete, "host-model"))
+    assert (report.extractor, report.model, report.counts) == ("host", "host-model", {"SUPERSEDE": 1})
+    assert [d["by"] for d in report.decisions] == ["model"] and len(asked) == 2
+    new = db["memories"].get(2)
+    assert (new["content"], new["lifecycle"], new["supersedes"]) == ("The user lives in Porto.", "candidate", 1)

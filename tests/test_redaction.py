@@ -38,6 +38,18 @@ def test_password_phrasing_keeps_the_sentence_but_not_the_value():
     assert redaction.redact("I forgot my password yesterday") == ("I forgot my password yesterday", 0)
 
 
+def test_a_password_or_pin_named_by_what_it_opens_is_redacted():
+    for text, secret in (("My password for the school portal is Tulipe!2024, can you keep it?", "Tulipe!2024"),
+                         ("the password to my laptop: s3cr3t-Pa55", "s3cr3t-Pa55"),
+                         ("My login PIN is 482913, don't tell anyone.", "482913"),
+                         ("my PIN for the bank card is 7391", "7391")):
+        redacted, count = redaction.redact(text)
+        assert secret not in redacted and "[REDACTED:" in redacted and count == 1, redacted
+    for text in ("the pin is in the drawer", "I reset my password for the school portal yesterday",
+                 "Pin 3 is the ground wire"):  # control: prose about pins and passwords stays whole
+        assert redaction.redact(text) == (text, 0)
+
+
 def test_bearer_and_private_key_blocks():
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd\n-----END RSA PRIVATE KEY-----"
     redacted, count = redaction.redact(f"Authorization: Bearer abc123def456ghi789\nkey:\n{pem}\nthanks")

@@ -56,6 +56,7 @@ def luhn(candidate: str) -> bool:
     return total % 10 == 0
 
 
+_WHAT_FOR = r"(?:\s+(?:for|to|on|of)(?:\s+[\w'.@-]+){1,4}?)?"  # "my password for the school portal is ..."
 DEFAULT_RULES = (
     ("private_key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S),
     ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{16,}", 0),
@@ -67,8 +68,10 @@ DEFAULT_RULES = (
     ("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}", 0),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0),
     ("bearer_token", r"\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})", re.I),
-    ("password", r"\b(?:pass(?:word|phrase|code)?|passwd|pwd)\b(?:\s+(?:is|was|=)|\s*[:=])\s*"
+    ("password", r"\b(?:pass(?:word|phrase|code)?|passwd|pwd)\b" + _WHAT_FOR + r"(?:\s+(?:is|was|=)|\s*[:=])\s*"
                  r"(?P<secret>\"[^\"]+\"|'[^']+'|\S+)", re.I),
+    ("pin", r"\bpin(?:\s+(?:code|number))?\b" + _WHAT_FOR + r"(?:\s+(?:is|was|=)|\s*[:=])\s*(?P<secret>\d{4,8})\b",
+     re.I),
     ("assigned_secret", r"\b(?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|aws_secret_access_key)"
                         r"\b\s*[:=]\s*(?P<secret>[^\s\"']{8,})", re.I),
 )

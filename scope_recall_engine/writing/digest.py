@@ -1,7 +1,9 @@
 """The digest: journal entries in, candidate memories out, off the turn path.
 
-Two extractors, chosen explicitly and never substituted for each other: an ``llm`` chat model (structured JSON,
-a prompt biased to "most turns contain nothing durable") and a deterministic rules extractor for offline use.
+The extractor is chosen explicitly and never substituted: a chat model (an ``llm`` model id, or inside a host
+such as Hermes the host's own model, passed in by its adapter; structured JSON, a prompt biased to "most turns
+contain nothing durable"; writing/extraction_model.py) or the deterministic rules extractor for offline use
+(writing/extraction_rules.py).
 Each batch's candidates, provenance links and "processed" marks commit together, so a re-run finds nothing to
 do; a lease (taken in a BEGIN IMMEDIATE transaction) keeps two processes off the same entries. Runs record
 counts and ids only: a run log that quoted facts would keep a purged value alive.
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import threading
 import time
@@ -19,21 +20,19 @@ import uuid
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from itertools import groupby
 
 from scope_recall_engine.config import Config
-from scope_recall_engine.errors import ConfigError, ConflictingOptions, ExtractionFailed, LeaseHeld
+from scope_recall_engine.errors import ConfigError, ConflictingOptions, LeaseHeld
 from scope_recall_engine.reading import ledger
-from scope_recall_engine.truth.scope import TARGETS
 from scope_recall_engine.truth.store import now, write
 from scope_recall_engine.writing import adjudication, journal
-from scope_recall_engine.writing.adjudication import Decision, Fact, Neighbour
+from scope_recall_engine.writing.extraction_model import ChatExtractor, ModelExtractor
+from scope_recall_engine.writing.extraction_rules import RulesExtractor
 
 BATCH = 200
 LEASE = "digest"
 LEASE_SECONDS = 300
-RULES_VERSION = "rules-1"
-PROMPT_VERSION = "digest-prompt-1"
+EXTRACTORS = ("rules", "host", "llm")  # the values of config.json's digest_extractor
 
 
 @dataclass
@@ -96,182 +95,26 @@ def release_lease(db, holder: str) -> None:
         db.execute("delete from leases where name = ? and holder = ?", [LEASE, holder])
 
 
-# ---- the rules extractor ------------------------------------------------------------------------------------
-
-_STOP = r"\s(?:and|but|because|so|which|who|since|although|though|when|while|if|as of)\s"
-_VALUE = r"(?P<value>[^.;!?\n,]{1,80}?)(?=$|[.;!?\n,]|" + _STOP + ")"  # a value ends at a clause boundary
-_TRAILING = re.compile(r"\s+(?:now|too|though|actually|anymore|currently|these days|nowadays|recently|yesterday|today"
-                       r"|(?:last|this|next) (?:week|month|year|summer|winter|spring|autumn|fall))$", re.I)
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_HYPOTHETICAL = re.compile(r"^\s*(?:if|what if|suppose|imagine|when|do|does|did|can|could|would|should)\b", re.I)
-_NOT_ATTRIBUTES = {"name", "question", "point", "guess", "problem", "issue", "concern", "bad", "pleasure", "answer",
-                   "understanding", "fault", "idea", "turn", "job here", "mistake", "password", "request", "code"}
-_THIRD_PERSON = ((re.compile(r"\bI am\b|\bI'm\b"), "the user is"), (re.compile(r"\bmy\b", re.I), "the user's"),
-                 (re.compile(r"\bI\b"), "the user"), (re.compile(r"\bme\b", re.I), "the user"))
-_PROJECT = re.compile(r"\b(?:project|repo|repository|codebase|build|deploy|deployment|branch|ci)\b", re.I)
-RULES = (  # (pattern, slot, template); the first pattern to claim a span wins
-    (r"\bmy name is " + _VALUE, "name", "The user's name is {value}."),
-    (r"(?i:\bcall me )(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", "preferred_name",
-     "The user wants to be called {value}."),
-    (r"\bI(?: currently| still)? (?:live|am living|'m living) in " + _VALUE, "home", "The user lives in {value}."),
-    (r"\bI(?: just| recently)? moved to " + _VALUE, "home", "The user lives in {value}."),
-    (r"\bI work (?:at|for) " + _VALUE, "employer", "The user works at {value}."),
-    (r"\bI work as " + _VALUE, "occupation", "The user works as {value}."),
-    (r"\bI(?: really| absolutely)? (?P<verb>prefer|like|love|enjoy|hate|dislike) " + _VALUE, None,
-     "The user {verb}s {value}."),
-    (r"\b(?:please )?remember that " + _VALUE, None, "{clause}."),
-    (r"\bmy (?P<slot>[a-z][\w']*(?: [a-z][\w']*)?) is " + _VALUE, "{slot}", "The user's {slot} is {value}."),
-)
-_COMPILED = tuple((re.compile(pattern, re.I if "(?i:" not in pattern else 0), slot, template)
-                  for pattern, slot, template in RULES)
-
-
-def _clean(value: str) -> str | None:
-    value = _TRAILING.sub("", value.strip(" \"'“”")).strip()
-    if not value or value.lower().startswith(("not ", "no longer")) or "[REDACTED" in value:
-        return None
-    return value
-
-
-def _third_person(clause: str) -> str:
-    for pattern, replacement in _THIRD_PERSON:
-        clause = pattern.sub(replacement, clause)
-    return clause[:1].upper() + clause[1:]
-
-
-def _fact_from(match: re.Match, slot: str | None, template: str, entry_id: int) -> Fact | None:
-    groups = match.groupdict()
-    if template == "{clause}.":
-        clause = match.group("value").strip()
-        target = "project" if _PROJECT.search(clause) else "memory"
-        return Fact(target, _third_person(clause) + ".", (entry_id,)) if clause else None
-    value = _clean(groups["value"])
-    attribute = groups.get("slot")
-    if value is None or (attribute is not None and attribute.lower() in _NOT_ATTRIBUTES):
-        return None
-    text = template.format(value=value, verb=(groups.get("verb") or "").lower(), slot=(attribute or "").lower())
-    return Fact("user", text, (entry_id,), slot.format(slot=(attribute or "").lower()) if slot else None)
-
-
-class RulesExtractor:
-    """Deterministic first-person patterns ("my name is", "I live in", "I prefer", "remember that", ...)."""
-
-    name, model, prompt_version = "rules", None, RULES_VERSION
-
-    def extract(self, entries: list[dict]) -> list[Fact]:
-        facts = []
-        for entry in entries:
-            if entry["role"] == "user":
-                facts.extend(self.facts_in(entry["content"], entry["id"]))
-        return facts
-
-    @staticmethod
-    def facts_in(text: str, entry_id: int) -> list[Fact]:
-        found: dict[str, Fact] = {}
-        for sentence in _SENTENCE.findall(text):
-            if sentence.rstrip().endswith("?") or _HYPOTHETICAL.match(sentence):
-                continue
-            claimed: set[int] = set()  # where a trigger phrase starts: "my name is" beats "my <x> is"
-            for pattern, slot, template in _COMPILED:
-                for match in pattern.finditer(sentence):
-                    fact = None if match.start() in claimed else _fact_from(match, slot, template, entry_id)
-                    if fact:
-                        claimed.add(match.start())
-                        found.setdefault(fact.content.casefold(), fact)
-        return list(found.values())
-
-
-# ---- the llm extractor --------------------------------------------------------------------------------------
-
-EXTRACT_SYSTEM = """You keep the long-term memory of an assistant. Read the conversation turns and extract only
-durable facts worth remembering in future, unrelated conversations: stable facts about the user (name, home,
-work, family, lasting preferences), standing instructions, and facts about their projects.
-Most turns contain nothing durable. Greetings, questions, one-off requests, small talk, moods, plans for today,
-hypotheticals and anything the assistant says about itself are NOT facts. When in doubt, leave it out.
-Never copy secrets or [REDACTED:...] markers.
-Reply with JSON only: {"facts": [{"entries": [<ids of the turns it comes from>], "target": "user|memory|project|ops",
-"key": "<attribute of a single-valued fact, e.g. name, home, employer; else null>",
-"content": "<one short third-person sentence>"}]}. Reply {"facts": []} when nothing is durable."""
-DECIDE_SYSTEM = """A fact was extracted from a conversation. Existing memories of the same scope are listed as
-[id] state: text. Decide one:
-ADD - the fact is new.
-UPDATE <id> - it is the same fact as candidate <id>, perhaps reworded or refined.
-SUPERSEDE <id> - it replaces active memory <id>, which is no longer true.
-NOOP <id> - memory <id> already says this, or a person rejected it.
-Reply with JSON only: {"decision": "ADD|UPDATE|SUPERSEDE|NOOP", "id": <id or null>, "reason": "<short>"}"""
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
-
-
-def parse_json(text: str, model_id: str) -> dict:
-    try:
-        data = json.loads(_FENCE.sub("", (text or "").strip()))
-    except json.JSONDecodeError:
-        raise ExtractionFailed(f"model {model_id} did not reply with JSON; the entries stay queued") from None
-    if not isinstance(data, dict):
-        raise ExtractionFailed(f"model {model_id} replied with JSON that is not an object")
-    return data
-
-
-class ModelExtractor:
-    """An ``llm`` chat model extracts facts from each scope's turns, and decides against the neighbours."""
-
-    name, prompt_version = "llm", PROMPT_VERSION
-
-    def __init__(self, model_id: str):
-        import llm  # lazy: the CLI's other commands should not pay for it
-
-        try:
-            self.llm_model = llm.get_model(model_id)
-        except llm.UnknownModelError:
-            raise ConfigError(f"unknown digest model {model_id!r}: install the llm plugin that provides it "
-                              "(llm models lists them)") from None
-        self.model = self.llm_model.model_id
-
-    def _ask(self, system_prompt: str, prompt: str) -> dict:
-        return parse_json(self.llm_model.prompt(prompt, system=system_prompt).text(), self.model)
-
-    def extract(self, entries: list[dict]) -> list[Fact]:
-        facts = []
-        for _scope, group in groupby(entries, key=lambda entry: entry["scope_id"]):
-            group = list(group)
-            turns = "\n".join(f"[{e['id']}] {e['role']}: {e['content']}" for e in group)
-            facts.extend(self._facts(self._ask(EXTRACT_SYSTEM, "Turns:\n" + turns), {e["id"] for e in group}))
-        return facts
-
-    @staticmethod
-    def _facts(data: dict, ids: set[int]) -> list[Fact]:
-        """Keep well-formed facts that cite turns of this group; drop the rest."""
-        facts = []
-        for item in data.get("facts") or []:
-            if not isinstance(item, dict) or not isinstance(item.get("content"), str):
-                continue
-            cited = tuple(i for i in item.get("entries") or [] if isinstance(i, int) and i in ids)
-            target = item.get("target") if item.get("target") in TARGETS else "user"
-            key = item.get("key") if isinstance(item.get("key"), str) and item.get("key").strip() else None
-            if cited:
-                facts.append(Fact(target, item["content"].strip(), cited, key and key.strip().lower()))
-        return facts
-
-    def decide(self, fact: Fact, near: list[Neighbour]) -> Decision | None:
-        listing = "\n".join(f"[{n.id}] {n.lifecycle}: {n.content}" for n in near)
-        data = self._ask(DECIDE_SYSTEM, f"Fact: {fact.content}\nExisting:\n{listing}")
-        action = str(data.get("decision", "")).upper()
-        if action not in ("ADD", "UPDATE", "SUPERSEDE", "NOOP"):
-            return None
-        named = data.get("id") if isinstance(data.get("id"), int) else None
-        note = str(data.get("reason") or "")[:300] or None
-        reason = f"model: {action}" + (f" {named}" if named is not None else "")
-        return Decision(action, named if action != "ADD" else None, reason, by="model", note=note)
-
-
-def choose(extractor: str | None, model_id: str | None, config: Config):
-    """``--extractor rules`` or a model (flag, then config); neither is an error, never a silent substitute."""
-    if extractor == "rules":
-        if model_id:
-            raise ConflictingOptions("choose either --model or --extractor rules, not both")
+def choose(extractor: str | None, model_id: str | None, config: Config, host: ChatExtractor | None = None):
+    """The flags (``--extractor rules`` or ``--model ID``), else config.json (digest_extractor, digest_model),
+    else the host's model if a host lends one (``host``, from its adapter), else None: the backlog waits. One is
+    never silently swapped for another: a configured choice that cannot run is an error."""
+    if extractor and model_id:
+        raise ConflictingOptions("choose either --model or --extractor rules, not both")
+    if extractor == "rules" or (not model_id and config.digest_extractor == "rules"):
         return RulesExtractor()
-    model_id = model_id or config.digest_model
-    return ModelExtractor(model_id) if model_id else None
+    if model_id:
+        return ModelExtractor(model_id)
+    if config.digest_extractor not in (None, *EXTRACTORS):
+        raise ConfigError(f"digest_extractor {config.digest_extractor!r} in config.json: use one of {EXTRACTORS}")
+    if config.digest_extractor == "host" and host is None:
+        raise ConfigError("digest_extractor is 'host' (the model of the agent that hosts Scope Recall), which only "
+                          "runs inside that host: here, pass --model ID or --extractor rules")
+    if config.digest_extractor == "llm" and not config.digest_model:
+        raise ConfigError("digest_extractor is 'llm' but config.json names no digest_model")
+    if config.digest_model and config.digest_extractor in (None, "llm"):
+        return ModelExtractor(config.digest_model)
+    return host
 
 
 # ---- runs ---------------------------------------------------------------------------------------------------
@@ -326,7 +169,7 @@ def _batch(db, extractor, entries: list[dict], report: RunReport) -> None:
     """Extract (outside the transaction: a model call is slow), then decide, write, link and mark as one."""
     facts = extractor.extract(entries)
     by_id = {entry["id"]: entry for entry in entries}
-    decider = extractor if extractor.name == "llm" else None
+    decider = extractor if hasattr(extractor, "decide") else None
     proposals = [adjudication.propose(db, by_id[fact.entry_ids[0]]["scope_id"], fact, decider) for fact in facts]
     with write(db):
         for fact, proposal in zip(facts, proposals):
