@@ -6,10 +6,11 @@ search to its lexical lanes instead of failing it."""
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from scope_recall_engine.companion import vectors
 from scope_recall_engine.truth.visibility import Hit, View, visible_rows
@@ -91,27 +92,53 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
 
 
 _WARMED: set[tuple[str, str]] = set()
+_WARMING: dict[tuple[str, str], threading.Event] = {}  # set once a background warm-up has finished
+_WARM_LOCK = threading.Lock()
 
 
 def _warm(directory, model_id: str) -> None:
     """Import LanceDB and load the weights once per process, outside the budget: a cold start is not a slow index."""
     from scope_recall_engine.companion import embedders, vectors
 
-    if (str(directory), model_id) not in _WARMED:
-        embedders.embed_query(embedders.get_model(model_id), "warm up")
-        vectors.connect_dir(directory)
-        _WARMED.add((str(directory), model_id))
+    with _WARM_LOCK:
+        if (str(directory), model_id) not in _WARMED:
+            embedders.embed_query(embedders.get_model(model_id), "warm up")
+            vectors.connect_dir(directory)
+            _WARMED.add((str(directory), model_id))
+
+
+def warm_up(db, scopes: tuple[str, ...]) -> Callable[[], None] | None:
+    """For a host starting a session: a job that loads LanceDB, the embedder and these scopes' vectors off the
+    turn path (None when there is nothing to load). Until it has run, ``lane`` answers at once that it is
+    warming up, so a turn's search degrades to its lexical lanes instead of waiting seconds for the loads."""
+    if not vectors.exists(db):
+        return None
+    model_id, directory, store = vectors.model_id(db), vectors.index_dir(db), vectors.database_file(db)
+    key = (str(directory), model_id)
+    if key in _WARMED:
+        return None
+    ready = _WARMING.setdefault(key, threading.Event())
+
+    def job() -> None:
+        try:
+            _warm(directory, model_id)
+            for scope in scopes:
+                vectors.scope_vectors(directory, scope, store)
+        finally:
+            ready.set()  # a failed warm-up leaves the lane to fail (or load) on its own, as before
+
+    return job
 
 
 def lane(db, view: View, query: str, budget: float = VECTOR_BUDGET_S) -> tuple[VectorLane | None, str]:
     """Dense scores for the view's scopes within ``budget`` seconds; the best rows re-verified against truth."""
-    import numpy as np
-
-
     if not vectors.exists(db):
         return None, "no vector index yet (run: scope-recall index drain)"
     try:
         model_id, directory = vectors.model_id(db), vectors.index_dir(db)
+        warming = _WARMING.get((str(directory), model_id))
+        if warming is not None and not warming.is_set():
+            return None, "warming up: the embedder and the vector index are still loading"
         _warm(directory, model_id)
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes, query,
                               view.at is not None)
@@ -120,6 +147,8 @@ def lane(db, view: View, query: str, budget: float = VECTOR_BUDGET_S) -> tuple[V
         return None, f"timed out after {budget:.2f}s"
     except Exception as error:  # LanceDB missing or corrupt, model unavailable: lexical still answers
         return None, f"{type(error).__name__}: {error}"[:200]
+    import numpy as np  # here, not above: a warm-up thread may hold the import lock while the lane is skipped
+
     ranked = np.flatnonzero(scores.population)
     best = ranked[np.argsort(-scores.dense[ranked], kind="stable")[:CANDIDATES]]
     top = [int(memory_id) for memory_id in scores.ids[best]]

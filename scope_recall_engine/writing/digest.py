@@ -22,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 from itertools import groupby
 
 from scope_recall_engine.config import Config
-from scope_recall_engine.errors import ConfigError, ConflictingOptions, ExtractionFailed, LeaseHeld
+from scope_recall_engine.errors import ConfigError, ConflictingOptions, ExtractionFailed, LeaseHeld, MissingKey
 from scope_recall_engine.reading import ledger
 from scope_recall_engine.truth.scope import TARGETS
 from scope_recall_engine.truth.store import now, write
@@ -222,13 +222,21 @@ class ModelExtractor:
 
         try:
             self.llm_model = llm.get_model(model_id)
+            self.llm_model.get_key()  # a missing key is a setup problem: say so before any entry is read
         except llm.UnknownModelError:
             raise ConfigError(f"unknown digest model {model_id!r}: install the llm plugin that provides it "
                               "(llm models lists them)") from None
+        except llm.errors.NeedsKeyException as error:
+            raise MissingKey(f"digest model {model_id!r} has no API key: {error}") from None
         self.model = self.llm_model.model_id
 
     def _ask(self, system_prompt: str, prompt: str) -> dict:
-        return parse_json(self.llm_model.prompt(prompt, system=system_prompt).text(), self.model)
+        try:
+            reply = self.llm_model.prompt(prompt, system=system_prompt).text()
+        except Exception as error:  # network, quota, auth: one line, and the entries stay queued
+            raise ExtractionFailed(f"model {self.model} failed: {type(error).__name__}: "
+                                   f"{str(error).splitlines()[0] if str(error) else ''}"[:300]) from None
+        return parse_json(reply, self.model)
 
     def extract(self, entries: list[dict]) -> list[Fact]:
         facts = []
@@ -277,22 +285,24 @@ def choose(extractor: str | None, model_id: str | None, config: Config):
 # ---- runs ---------------------------------------------------------------------------------------------------
 
 def run(db, extractor, *, shared_scope_id: str | None = None, dry_run: bool = False, batch_size: int = BATCH,
-        config: Config | None = None, holder: str | None = None) -> RunReport:
+        config: Config | None = None, holder: str | None = None, stop: threading.Event | None = None) -> RunReport:
     """Digest every unprocessed entry (of one shared scope, or all). Safe to call from a background thread
-    with its own connection. ``dry_run`` does all the work in one transaction and rolls it back."""
+    with its own connection. ``dry_run`` does all the work in one transaction and rolls it back. Each batch
+    commits on its own, so a run cut short loses at most the batch in flight; ``stop`` ends the run after the
+    current batch (status ``stopped``), and the next run goes on from there."""
     report = RunReport(None, extractor.name, extractor.model, extractor.prompt_version, dry_run)
     started = time.perf_counter()
     if dry_run:
         db.conn.execute("BEGIN IMMEDIATE")
         try:
-            _digest(db, extractor, report, shared_scope_id, batch_size, None, started)
+            _digest(db, extractor, report, shared_scope_id, batch_size, None, started, stop)
         finally:
             db.rollback()  # a no-op if an error already ended the transaction
     else:
         holder = holder or holder_id()
         take_lease(db, holder)
         try:
-            _digest(db, extractor, report, shared_scope_id, batch_size, holder, started)
+            _digest(db, extractor, report, shared_scope_id, batch_size, holder, started, stop)
             retention = (config or Config()).journal_retention_days
             report.pruned = journal.prune(db, retention)
             ledger.prune_queries(db, retention)
@@ -303,7 +313,7 @@ def run(db, extractor, *, shared_scope_id: str | None = None, dry_run: bool = Fa
     return report
 
 
-def _digest(db, extractor, report: RunReport, shared_scope_id, batch_size, holder, started) -> None:
+def _digest(db, extractor, report: RunReport, shared_scope_id, batch_size, holder, started, stop) -> None:
     with write(db):
         report.run_id = db["digest_runs"].insert({
             "started_at": now(), "status": "running", "holder": holder, "extractor": extractor.name,
@@ -315,6 +325,9 @@ def _digest(db, extractor, report: RunReport, shared_scope_id, batch_size, holde
             _batch(db, extractor, entries, report)
             if holder:
                 take_lease(db, holder)  # renew: a long run keeps its claim
+            if stop is not None and stop.is_set():
+                status = "stopped"
+                break
     except Exception as failure:
         status, error = "failed", f"{type(failure).__name__}: {failure}"[:500]
         raise
@@ -348,3 +361,26 @@ def _record(db, report: RunReport, status: str, error: str | None, started: floa
     with write(db):
         db["digest_runs"].update(report.run_id, changes)
 
+
+
+# ---- what the last runs left behind (doctor, ``scope-recall hermes status``, Hermes' ``memory status``) --------
+
+def record_refusal(db, model_id: str | None, error: Exception) -> int:
+    """A digest that could not start (unknown model, missing key) where nobody is watching, such as inside
+    Hermes: recorded as a failed run so that doctor and status show it."""
+    with write(db):
+        return db["digest_runs"].insert({
+            "started_at": now(), "finished_at": now(), "status": "failed", "extractor": "llm", "model": model_id,
+            "prompt_version": PROMPT_VERSION, "entries": 0, "facts": 0, "error": str(error)[:500]}).last_pk
+
+
+def last_runs(db) -> dict:
+    """The latest run, and the latest failure unless a run has completed since (then it is history)."""
+    columns = "id, status, started_at, finished_at, model, extractor, entries, error"
+    latest = db.execute(f"select {columns} from digest_runs order by id desc limit 1").fetchone()
+    failure = db.execute(f"""select {columns} from digest_runs where status = 'failed' and id > coalesce(
+                             (select max(id) from digest_runs where status in ('done', 'stopped')), 0)
+                             order by id desc limit 1""").fetchone()
+    names = [c.strip() for c in columns.split(",")]
+    return {"last_run": dict(zip(names, latest)) if latest else None,
+            "last_failure": dict(zip(names, failure)) if failure else None}
