@@ -16,6 +16,7 @@ from hermes_plugin.settings import os_user
 from scope_recall_engine import agent_tools
 from scope_recall_engine import config as settings
 from scope_recall_engine.errors import ConfigError, LeaseHeld, NotPermitted, ScopeRecallError
+from scope_recall_engine.plugins import load_plugins
 from scope_recall_engine.reading import ledger, recall
 from scope_recall_engine.truth.principals import agent
 from scope_recall_engine.truth.scope import Identity
@@ -122,11 +123,22 @@ class Runtime:
         self.builtin_writes = 0
         self.stopping = threading.Event()  # set at close: a running digest ends after its current batch
         self.ready = threading.Event()  # set once the vector lane is loaded (or there is nothing to load)
+        load_plugins()  # before the warm-up thread starts importing: a turn then imports nothing of its own
         with self.db() as db:
             self.counts = ledger.visible_counts(db, self.view())
             self._warm_up(db)
-            if self.primary and self.config.digest_model and journal.backlog(db, self.identity.shared_scope):
-                self.worker.submit("digest", self._digest)  # an earlier session's digest, cut short: go on
+            if self._digest_cut_short(db):
+                self.worker.submit("digest", self._digest)  # go on where an earlier session had to stop
+
+    def _digest_cut_short(self, db) -> bool:
+        """This user has a backlog and the last digest did not complete (stopped at shutdown, or its process
+        ended mid-batch). A backlog after a completed run is just new turns: they wait for the session end."""
+        from scope_recall_engine.writing import digest
+
+        if not (self.primary and self.config.digest_model and journal.backlog(db, self.identity.shared_scope)):
+            return False
+        last = digest.last_runs(db)["last_run"]
+        return last is not None and last["status"] in ("running", "stopped", "abandoned")
 
     def _warm_up(self, db) -> None:
         """Load the embedder and this user's vectors on a thread of their own (the digest need not wait), so no

@@ -15,7 +15,7 @@ from scope_recall_engine.reading import recall
 from scope_recall_engine.truth.principals import human, system
 from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.store import connect
-from scope_recall_engine.writing import digest, journal, lifecycle
+from scope_recall_engine.writing import journal, lifecycle
 
 FAST = config.Config(embedding_model="scope-recall-hash")  # the deterministic test embedder: no model load
 
@@ -247,18 +247,21 @@ def test_tool_writes_are_drained_to_the_vector_index_in_the_background(home, sto
     assert vectors.exists(store) and vectors.pending(store) == 0
 
 
-def test_session_end_digests_only_when_an_extractor_is_configured(home, store, monkeypatch):
+def test_session_end_digests_only_when_a_model_is_configured(home, store, canned):
     alice = gateway(home, "alice", "c1")
     alice.sync_turn("Remember that my gym is on Elm Street", "Noted: your gym is on Elm Street.")
     alice.on_session_end([])
     assert alice._runtime.worker.wait(timeout=60)
     assert journal.backlog(store) == 2 and store["digest_runs"].count == 0  # no model: kept, no silent fallback
-    monkeypatch.setattr(digest, "choose", lambda extractor, model, config: digest.RulesExtractor())
+    config.save(runtime.hermes_store(home), config.Config(embedding_model=FAST.embedding_model, digest_model="canned"))
+    canned.enqueue({"facts": [{"entries": [1], "target": "user", "key": "gym",
+                               "content": "The user's gym is on Elm Street"}]})
+    alice = gateway(home, "alice", "c1")
     alice.on_session_end([])
     assert alice._runtime.worker.wait(timeout=60)
-    assert journal.backlog(store) == 0 and store["digest_runs"].count == 1
+    assert journal.backlog(store) == 0 and [row["status"] for row in store["digest_runs"].rows] == ["done"]
     candidates = lifecycle.rows_in(store, alice._runtime.identity.accessible(), "candidate")
-    assert any("Elm Street" in row["content"] for row in candidates)
+    assert [row["content"] for row in candidates] == ["The user's gym is on Elm Street"]
 
 
 def test_cli_install_copies_the_plugin_and_verify_reports_what_hermes_finds(tmp_path):

@@ -43,7 +43,7 @@ def cli(ctx, db_path, verbose):
     path, source = resolve_path(db_path)  # resolved once, for every command of this invocation
     ctx.obj = {"db_path": path, "db_source": source}
     if verbose:
-        click.echo(f"store: {path} (from {source})", err=True)
+        click.echo(f"store: {path} (chosen by {source})", err=True)
 
 
 def _register_commands() -> None:
