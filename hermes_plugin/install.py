@@ -67,10 +67,10 @@ def _place(target: Path, link: bool) -> None:
 def pip_spec() -> str:
     """pip's arguments that install this scope-recall again, as it was installed (editable, a path, a URL or a
     version): the shim shows them, after Hermes' Python, when the package cannot be imported there."""
-    try:
-        distribution = metadata.distribution("scope-recall")
-    except metadata.PackageNotFoundError:
+    found = list(metadata.distributions(name="scope-recall"))  # a source tree's egg-info may come first
+    if not found:
         return "scope-recall"
+    distribution = next((d for d in found if d.read_text("direct_url.json")), found[0])
     direct = json.loads(distribution.read_text("direct_url.json") or "{}")
     url = direct.get("url", "")
     if url.startswith("file://"):
