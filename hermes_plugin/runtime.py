@@ -9,6 +9,7 @@ import dataclasses
 import logging
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -121,7 +122,8 @@ class Runtime:
         self.worker = Worker(f"scope-recall-{self.session_id}")
         self.curated = CuratedLane(Path(hermes_home) / "memories") if self.identity.platform == "cli" else None
         self.builtin_writes = 0
-        self.stopping = threading.Event()  # set at close: a running digest ends after its current batch
+        self.closing_by: float | None = None  # the moment close stops waiting for background work
+        self._batch_started = self._longest_batch = 0.0
         self.ready = threading.Event()  # set once the vector lane is loaded (or there is nothing to load)
         load_plugins()  # before the warm-up thread starts importing: a turn then imports nothing of its own
         with self.db() as db:
@@ -222,15 +224,24 @@ class Runtime:
                 digest.record_refusal(db, self.config.digest_model, error)
                 logger.warning("digest not run: %s", error)
                 return
+            self._batch_started = time.monotonic()
             try:
                 report = digest.run(db, extractor, shared_scope_id=self.identity.shared_scope, config=self.config,
-                                    batch_size=DIGEST_BATCH, stop=self.stopping)
+                                    batch_size=DIGEST_BATCH, stop=self._no_time_for_a_batch)
             except LeaseHeld as busy:  # another process is digesting; this journal is picked up by that or a later run
                 logger.info("digest skipped: %s", busy)
             except ScopeRecallError as error:  # recorded on the run; the entries stay queued for the next one
                 logger.warning("digest failed: %s (see scope-recall doctor)", error)
             else:
                 logger.info("digest run %s: %s entries, backlog %s", report.run_id, report.entries, report.backlog)
+
+    def _no_time_for_a_batch(self) -> bool:
+        """Asked after each committed batch: while closing, start another only if one as long as the longest so
+        far still ends before close gives up waiting (a batch cut off by the exit is sent again next time)."""
+        now = time.monotonic()
+        self._longest_batch = max(self._longest_batch, now - self._batch_started)
+        self._batch_started = now
+        return self.closing_by is not None and now + self._longest_batch > self.closing_by
 
     def switch_session(self, new_session_id: str, *, reset: bool = False, reason: str = "") -> None:
         """A new or resumed conversation gets its own scratch scope; compression and branches keep theirs."""
@@ -280,9 +291,9 @@ class Runtime:
         return "\n".join(lines)
 
     def close(self) -> None:
-        """Let background work finish briefly (a digest stops after its current batch), then close every
-        connection this runtime opened. Work cut short resumes at the next session start."""
-        self.stopping.set()
+        """Let background work finish briefly (a digest stops between batches when another would not fit),
+        then close every connection this runtime opened. Work cut short resumes at the next session start."""
+        self.closing_by = time.monotonic() + SHUTDOWN_WAIT_SECONDS
         if not self.worker.wait(SHUTDOWN_WAIT_SECONDS):
             logger.warning("background memory work still running at shutdown; it resumes next session")
         self.worker.stop()

@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import groupby
+from typing import Callable
 
 from scope_recall_engine.config import Config
 from scope_recall_engine.errors import ConfigError, ConflictingOptions, ExtractionFailed, LeaseHeld, MissingKey
@@ -285,11 +286,12 @@ def choose(extractor: str | None, model_id: str | None, config: Config):
 # ---- runs ---------------------------------------------------------------------------------------------------
 
 def run(db, extractor, *, shared_scope_id: str | None = None, dry_run: bool = False, batch_size: int = BATCH,
-        config: Config | None = None, holder: str | None = None, stop: threading.Event | None = None) -> RunReport:
+        config: Config | None = None, holder: str | None = None,
+        stop: Callable[[], bool] | None = None) -> RunReport:
     """Digest every unprocessed entry (of one shared scope, or all). Safe to call from a background thread
     with its own connection. ``dry_run`` does all the work in one transaction and rolls it back. Each batch
-    commits on its own, so a run cut short loses at most the batch in flight; ``stop`` ends the run after the
-    current batch (status ``stopped``), and the next run goes on from there."""
+    commits on its own, so a run cut short loses at most the batch in flight; ``stop`` is asked after each
+    committed batch and, when it says so, ends the run there (status ``stopped``); the next run goes on."""
     report = RunReport(None, extractor.name, extractor.model, extractor.prompt_version, dry_run)
     started = time.perf_counter()
     if dry_run:
@@ -325,7 +327,7 @@ def _digest(db, extractor, report: RunReport, shared_scope_id, batch_size, holde
             _batch(db, extractor, entries, report)
             if holder:
                 take_lease(db, holder)  # renew: a long run keeps its claim
-            if stop is not None and stop.is_set():
+            if stop is not None and stop():
                 status = "stopped"
                 break
     except Exception as failure:
