@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from fake_openai import FakeOpenAI, entry_ids, is_extraction
 from plugins.memory import load_memory_provider
 
-from hermes_plugin import install, runtime, status
+from hermes_plugin import runtime, status
 from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.truth.scope import Identity
@@ -53,13 +53,8 @@ def model():
 
 
 @pytest.fixture
-def home():
-    path = Path(os.environ["HERMES_HOME"])
-    path.mkdir(parents=True, exist_ok=True)
-    install.install(path, link=True)
-    config.save(runtime.hermes_store(path), config.Config(embedding_model="scope-recall-hash",
-                                                          digest_model="fake-digest"))
-    return path
+def home(hermes_home):
+    return hermes_home(digest_model="fake-digest")
 
 
 @pytest.fixture
@@ -171,7 +166,6 @@ def test_a_failed_digest_shows_in_doctor_and_in_both_status_commands_until_a_run
     shown = provider.get_status_config({})
     assert shown["last_error"].startswith("run #1") and shown["ok"].startswith("NO")
     assert shown["backlog"].startswith(f"{ENTRIES} journal entries")
-    (home / "config.yaml").write_text("memory:\n  provider: scope-recall\n", encoding="utf-8")
     hermes = subprocess.run([str(Path(sys.executable).with_name("hermes")), "memory", "status"], capture_output=True,
                             text=True, env={**os.environ, "HERMES_HOME": str(home)}, timeout=120)
     assert hermes.returncode == 0 and "last_error: run #1" in hermes.stdout and "digest_model: fake-digest" in \

@@ -3,8 +3,6 @@ them (one per message, a platform and a user id), talking to a fake OpenAI-compa
 assertions are on the request bodies that server receives: what the model is shown, and which tools it is offered.
 """
 
-import os
-from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI, last_user, tool_call
@@ -33,12 +31,8 @@ def fake_model():
 
 
 @pytest.fixture
-def home():
-    path = Path(os.environ["HERMES_HOME"])
-    path.mkdir(parents=True, exist_ok=True)
-    install.install(path, link=True)
-    config.save(runtime.hermes_store(path), config.Config(embedding_model="scope-recall-hash"))
-    (path / "config.yaml").write_text("memory:\n  provider: scope-recall\n", encoding="utf-8")
+def home(hermes_home):
+    path = hermes_home()
     (path / "memories").mkdir()
     (path / "memories" / "USER.md").write_text(BUILTIN_NOTE, encoding="utf-8")
     return path

@@ -1,8 +1,6 @@
 """The Hermes provider, loaded the way Hermes loads it, driven directly and through Hermes' MemoryManager."""
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from agent.memory_manager import MemoryManager
@@ -21,12 +19,8 @@ FAST = config.Config(embedding_model="scope-recall-hash")  # the deterministic t
 
 
 @pytest.fixture
-def home():
-    path = Path(os.environ["HERMES_HOME"])
-    path.mkdir(parents=True, exist_ok=True)
-    install.install(path, link=True)
-    config.save(runtime.hermes_store(path), FAST)
-    return path
+def home(hermes_home):
+    return hermes_home()
 
 
 @pytest.fixture
