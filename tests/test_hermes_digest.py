@@ -199,3 +199,14 @@ def test_the_digest_command_reports_a_missing_key_or_unknown_model_in_one_line(h
     assert result.exit_code == 1 and message in result.stderr and result.stderr.count("\n") == 1
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert journal.backlog(store) == ENTRIES and runs(store) == []
+
+
+def test_a_model_that_cannot_be_reached_is_one_line_and_a_recorded_failure(home, store):
+    gone = FakeOpenAI(lambda body: {"content": "{}"})
+    gone.register_digest_model(os.environ["LLM_USER_PATH"])
+    gone.close()  # the digest model's server is down
+    result = CliRunner().invoke(cli, ["--db", str(runtime.hermes_store(home)), "digest", "--user", "alice",
+                                      "--platform", "telegram"])
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "model fake-digest failed: APIConnectionError" in result.stderr
+    assert runs(store) == ["failed"] and journal.backlog(store) == ENTRIES

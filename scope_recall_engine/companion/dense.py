@@ -100,11 +100,14 @@ def _warm(directory, model_id: str) -> None:
     """Import LanceDB and load the weights once per process, outside the budget: a cold start is not a slow index."""
     from scope_recall_engine.companion import embedders, vectors
 
-    with _WARM_LOCK:
-        if (str(directory), model_id) not in _WARMED:
+    key = (str(directory), model_id)
+    if key in _WARMED:
+        return
+    with _WARM_LOCK:  # a session's warm-up thread and a turn never load the same weights twice
+        if key not in _WARMED:
             embedders.embed_query(embedders.get_model(model_id), "warm up")
             vectors.connect_dir(directory)
-            _WARMED.add((str(directory), model_id))
+            _WARMED.add(key)
 
 
 def warm_up(db, scopes: tuple[str, ...]) -> Callable[[], None] | None:

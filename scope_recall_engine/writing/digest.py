@@ -235,8 +235,8 @@ class ModelExtractor:
         try:
             reply = self.llm_model.prompt(prompt, system=system_prompt).text()
         except Exception as error:  # network, quota, auth: one line, and the entries stay queued
-            raise ExtractionFailed(f"model {self.model} failed: {type(error).__name__}: "
-                                   f"{str(error).splitlines()[0] if str(error) else ''}"[:300]) from None
+            first_line = (str(error).splitlines() or [""])[0]
+            raise ExtractionFailed(f"model {self.model} failed: {type(error).__name__}: {first_line}"[:300]) from None
         return parse_json(reply, self.model)
 
     def extract(self, entries: list[dict]) -> list[Fact]:
