@@ -8,6 +8,7 @@ half-installed), ``register`` still hands Hermes a provider: one that says it is
 command that installs it, so ``hermes memory status`` and ``hermes memory setup`` keep working for every provider.
 """
 
+import functools
 import json
 import logging
 import shlex
@@ -39,13 +40,19 @@ def install_command() -> str:
     return f"{shlex.quote(sys.executable)} -m pip install {spec}"
 
 
+@functools.cache
+def _warn_once(reason: str, command: str) -> None:
+    """Hermes loads providers several times per command: one line in its log is enough."""
+    logging.getLogger("scope_recall.hermes").warning(
+        "Scope Recall memory is unavailable in %s (%s); install it with: %s", sys.executable, reason, command)
+
+
 def unavailable(reason: str):
     """A provider Hermes can list, set up and report on, which never activates (``is_available`` is False)."""
     from agent.memory_provider import MemoryProvider
 
     command = install_command()
-    logging.getLogger("scope_recall.hermes").warning(
-        "Scope Recall memory is unavailable in %s (%s); install it with: %s", sys.executable, reason, command)
+    _warn_once(reason, command)
 
     class UnavailableProvider(MemoryProvider):
         name = PROVIDER_NAME
