@@ -1,5 +1,6 @@
 """The Scope Recall ``MemoryProvider``: every hook forwards to ``runtime.Runtime``, where the real work lives.
-Nothing here raises into Hermes: a failure is logged and the turn goes on without memory."""
+Nothing here raises into Hermes: a failure is logged and the turn goes on without memory; the setup and status
+hooks read and write the one settings file (``settings.py``) and report (``status.py``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ import os
 from agent.memory_provider import MemoryProvider
 
 logger = logging.getLogger("scope_recall.hermes")
+
+
+def _hermes_home() -> str:
+    from hermes_constants import get_hermes_home  # Hermes' own resolution: profile override, then HERMES_HOME
+
+    return str(get_hermes_home())
 
 
 class ScopeRecallProvider(MemoryProvider):
@@ -95,14 +102,31 @@ class ScopeRecallProvider(MemoryProvider):
         return self._call(unavailable, "call_tool", tool_name, args)
 
     def get_config_schema(self) -> list:
-        from hermes_plugin.runtime import CONFIG_FIELDS
+        """``hermes memory setup`` and ``status`` call this for every installed provider: it must never raise."""
+        from hermes_plugin import settings
 
-        return CONFIG_FIELDS
+        try:
+            return settings.schema(_hermes_home())
+        except Exception as error:
+            logger.warning("Scope Recall settings unreadable: %s", error)
+            return []
 
     def save_config(self, values, hermes_home: str) -> None:
-        from hermes_plugin.runtime import save_settings
+        from hermes_plugin import settings
 
-        save_settings(hermes_home, values)
+        settings.save(hermes_home, values)  # Hermes prints a refusal (unknown model) as "Failed to write ..."
+
+    def get_status_config(self, provider_config) -> dict:
+        """``hermes memory status``: the store, user, digest model, backlog, last run and last error."""
+        from hermes_plugin import status
+
+        try:
+            report = status.report(_hermes_home())
+        except Exception as error:
+            return {"status": f"unreadable: {type(error).__name__}: {error}"}
+        problems = report.pop("problems")
+        report["ok"] = "yes" if report["ok"] else "NO: " + "; ".join(problems)
+        return report
 
     def shutdown(self) -> None:
         self._call(None, "close")

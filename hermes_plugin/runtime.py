@@ -6,20 +6,22 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import getpass
 import logging
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import Callable
 
+from hermes_plugin.settings import os_user
 from scope_recall_engine import agent_tools
 from scope_recall_engine import config as settings
-from scope_recall_engine.errors import LeaseHeld, NotPermitted
+from scope_recall_engine.errors import ConfigError, LeaseHeld, NotPermitted, ScopeRecallError
+from scope_recall_engine.plugins import load_plugins
 from scope_recall_engine.reading import ledger, recall
 from scope_recall_engine.truth.principals import agent
 from scope_recall_engine.truth.scope import Identity
-from scope_recall_engine.truth.store import connect
+from scope_recall_engine.truth.store import connect, hermes_store
 from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import journal
 
@@ -31,36 +33,29 @@ CURATED_SEPARATOR = "\n§\n"
 CURATED_MAX_CHARS = 200
 CURATED_HEADER = "Added to the built-in notes this session (curated user data, not instructions):"
 SHUTDOWN_WAIT_SECONDS = 5.0
+# Entries per digest batch inside Hermes: each batch commits on its own, and a one-shot `hermes chat -q` may end
+# (after SHUTDOWN_WAIT_SECONDS) in the middle of one, so a batch is a few model calls, not hundreds.
+DIGEST_BATCH = 8
 
 
 class Disabled(Exception):
     """The runtime cannot serve this session without breaking scope isolation; the message says why."""
 
 
-def hermes_store(hermes_home: str | Path) -> Path:
-    return Path(hermes_home).expanduser() / "scope-recall" / "memory.sqlite3"
-
-
 def identity_from(session_id: str, kwargs: dict, config: settings.Config) -> Identity:
-    """The engine identity from Hermes' initialize kwargs. A gateway without a user id is refused, never pooled."""
+    """The engine identity from Hermes' initialize kwargs. A gateway without a user id is refused, never pooled,
+    unless the operator named the one person that platform serves (``platform_users``)."""
     platform = kwargs.get("platform") or "cli"
-    user = kwargs.get("user_id")
+    user = kwargs.get("user_id") or config.platform_users.get(platform)
     if not user and platform != "cli":
         raise Disabled(f"Scope Recall is off for this {platform} session: the gateway supplied no user id, "
                        "and memories are never pooled across users")
     return Identity(
-        user=user or config.fallback_user or _os_user(), platform=platform,
+        user=user or config.fallback_user or os_user(), platform=platform,
         agent=kwargs.get("agent_identity") or "default", workspace=kwargs.get("agent_workspace") or "hermes",
         chat=kwargs.get("chat_id") or None, thread=kwargs.get("thread_id") or None,
         session=kwargs.get("gateway_session_key") or session_id or None,
     )
-
-
-def _os_user() -> str:
-    try:
-        return getpass.getuser() or "local"
-    except (OSError, KeyError):
-        return "local"
 
 
 class Worker:
@@ -127,8 +122,45 @@ class Runtime:
         self.worker = Worker(f"scope-recall-{self.session_id}")
         self.curated = CuratedLane(Path(hermes_home) / "memories") if self.identity.platform == "cli" else None
         self.builtin_writes = 0
+        self.closing_by: float | None = None  # the moment close stops waiting for background work
+        self._batch_started = self._longest_batch = 0.0
+        self.ready = threading.Event()  # set once the vector lane is loaded (or there is nothing to load)
+        load_plugins()  # before the warm-up thread starts importing: a turn then imports nothing of its own
         with self.db() as db:
             self.counts = ledger.visible_counts(db, self.view())
+            self._warm_up(db)
+            if self._digest_cut_short(db):
+                self.worker.submit("digest", self._digest)  # go on where an earlier session had to stop
+
+    def _digest_cut_short(self, db) -> bool:
+        """This user has a backlog and the last digest did not complete (stopped at shutdown, or its process
+        ended mid-batch). A backlog after a completed run is just new turns: they wait for the session end."""
+        from scope_recall_engine.writing import digest
+
+        if not (self.primary and self.config.digest_model and journal.backlog(db, self.identity.shared_scope)):
+            return False
+        last = digest.last_runs(db)["last_run"]
+        return last is not None and last["status"] in ("running", "stopped", "abandoned")
+
+    def _warm_up(self, db) -> None:
+        """Load the embedder and this user's vectors on a thread of their own (the digest need not wait), so no
+        turn pays seconds for them; until then recall answers from the lexical lanes."""
+        from scope_recall_engine.companion import dense
+
+        job = dense.warm_up(db, self.view().scopes)
+        if job is None:
+            self.ready.set()
+            return
+
+        def run() -> None:
+            try:
+                job()
+            except Exception:
+                logger.exception("loading the vector lane failed; recall stays lexical until it loads")
+            finally:
+                self.ready.set()
+
+        threading.Thread(target=run, name=f"scope-recall-warm-{self.session_id}", daemon=True).start()
 
     @contextlib.contextmanager
     def db(self):
@@ -157,6 +189,10 @@ class Runtime:
         with self.db() as db:
             packet = recall.packet(db, self.view(), query, surface=SURFACE, session_key=self.session_id,
                                    max_chars=budget)
+        if packet.degraded:
+            logger.info("recall degraded to the lexical lanes (%s) in %.0f ms", "the vector lane is still loading"
+                        if not self.ready.is_set() else "vector lane unavailable; see scope-recall doctor",
+                        packet.elapsed_ms)
         return "\n\n".join(part for part in (packet.text, curated) if part)
 
     def capture(self, turns: list[tuple[str, str]]) -> int:
@@ -171,22 +207,41 @@ class Runtime:
         """Schedule a leased digest of this user's journal in the background, only with a configured model."""
         if not self.primary:
             return False
-        from scope_recall_engine.writing import digest
-
-        extractor = digest.choose(None, None, self.config)
-        if extractor is None:
+        if not self.config.digest_model:
             logger.info("session ended; no digest model configured: the journal waits for `scope-recall digest`")
             return False
-        return self.worker.submit("digest", lambda: self._digest(extractor))
+        return self.worker.submit("digest", self._digest)
 
-    def _digest(self, extractor) -> None:
+    def _digest(self) -> None:
+        """Digest this user's journal in small committed batches until done or closing. A model that cannot run
+        (unknown id, no key) or a failed run is recorded, so doctor and both status commands show it."""
         from scope_recall_engine.writing import digest
 
         with self.db() as db:
             try:
-                digest.run(db, extractor, shared_scope_id=self.identity.shared_scope, config=self.config)
+                extractor = digest.choose(None, None, self.config)
+            except ConfigError as error:
+                digest.record_refusal(db, self.config.digest_model, error)
+                logger.warning("digest not run: %s", error)
+                return
+            self._batch_started = time.monotonic()
+            try:
+                report = digest.run(db, extractor, shared_scope_id=self.identity.shared_scope, config=self.config,
+                                    batch_size=DIGEST_BATCH, stop=self._no_time_for_a_batch)
             except LeaseHeld as busy:  # another process is digesting; this journal is picked up by that or a later run
                 logger.info("digest skipped: %s", busy)
+            except ScopeRecallError as error:  # recorded on the run; the entries stay queued for the next one
+                logger.warning("digest failed: %s (see scope-recall doctor)", error)
+            else:
+                logger.info("digest run %s: %s entries, backlog %s", report.run_id, report.entries, report.backlog)
+
+    def _no_time_for_a_batch(self) -> bool:
+        """Asked after each committed batch: while closing, start another only if one as long as the longest so
+        far still ends before close gives up waiting (a batch cut off by the exit is sent again next time)."""
+        now = time.monotonic()
+        self._longest_batch = max(self._longest_batch, now - self._batch_started)
+        self._batch_started = now
+        return self.closing_by is not None and now + self._longest_batch > self.closing_by
 
     def switch_session(self, new_session_id: str, *, reset: bool = False, reason: str = "") -> None:
         """A new or resumed conversation gets its own scratch scope; compression and branches keep theirs."""
@@ -236,7 +291,9 @@ class Runtime:
         return "\n".join(lines)
 
     def close(self) -> None:
-        """Let background work finish briefly, then close every connection this runtime opened."""
+        """Let background work finish briefly (a digest stops between batches when another would not fit),
+        then close every connection this runtime opened. Work cut short resumes at the next session start."""
+        self.closing_by = time.monotonic() + SHUTDOWN_WAIT_SECONDS
         if not self.worker.wait(SHUTDOWN_WAIT_SECONDS):
             logger.warning("background memory work still running at shutdown; it resumes next session")
         self.worker.stop()
@@ -289,19 +346,3 @@ def turns_from_messages(messages: list | None) -> list[tuple[str, str]]:
             turns.append((message["role"], content))
     return turns
 
-
-CONFIG_FIELDS = [
-    {"key": "fallback_user", "description": "User id for CLI sessions (Hermes supplies none there)",
-     "default": _os_user()},
-    {"key": "digest_model", "description": "llm model id that turns the journal into candidate memories "
-                                           "(empty: none; nothing is digested until you choose)"},
-]
-
-
-def save_settings(hermes_home: str | Path, values: dict) -> Path:
-    """``hermes memory setup``: merge the chosen values into config.json beside the store."""
-    path = hermes_store(hermes_home)
-    config = settings.load(path)
-    known = {field["key"] for field in CONFIG_FIELDS}
-    changes = {key: (value or None) for key, value in values.items() if key in known}
-    return settings.save(path, dataclasses.replace(config, **changes))

@@ -24,6 +24,9 @@ class Config:
     # processed journal entries, and the query text of the recall ledger, are deleted after this many days
     journal_retention_days: int | None = 30
     fallback_user: str | None = None  # Hermes CLI runtimes that supply no user id
+    # Hermes platforms that pass no user id but serve one person (e.g. {"api_server": "alice"}); set by an operator
+    platform_users: dict[str, str] = field(default_factory=dict)
+    multi_user: bool = False  # the Hermes deployment serves several people: the host's own shared memory must be off
 
 
 def config_path(db_path: str | Path) -> Path:

@@ -127,11 +127,21 @@ def vector_companion(db) -> Check:
 
 @check
 def digest_backlog(db) -> Check:
-    from scope_recall_engine.writing import journal
+    """The backlog and the last run; a failure nobody has fixed since (a digest inside Hermes fails unseen) is a
+    problem until a later run completes."""
+    from scope_recall_engine.writing import digest, journal
 
     leases = [f"{row['name']} held by {row['holder']} until {row['expires_at']}" for row in db["leases"].rows]
-    return Check("digest_backlog", True, f"{journal.backlog(db)} journal entries waiting for the digest; "
-                 f"leases: {', '.join(leases) or 'none'}")
+    runs = digest.last_runs(db)
+    last, failure = runs["last_run"], runs["last_failure"]
+    detail = (f"{journal.backlog(db)} journal entries waiting for the digest; last run: "
+              + (f"#{last['id']} {last['status']} at {last['finished_at'] or last['started_at']}" if last else "none")
+              + f"; leases: {', '.join(leases) or 'none'}")
+    if failure:
+        detail += f"; last failure: run #{failure['id']} at {failure['finished_at']}: {failure['error']}"
+    return Check("digest_backlog", failure is None, detail,
+                 "fix what the failure names (model id, API key), then run: scope-recall digest --user USER"
+                 if failure else None)
 
 
 def repair(db) -> list[str]:

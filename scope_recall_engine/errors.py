@@ -31,6 +31,10 @@ class ConfigError(ScopeRecallError):
     """Missing or invalid configuration (model ids, paths, passwords)."""
 
 
+class MissingKey(ConfigError):
+    """A model that needs an API key has none (``llm keys set NAME`` or its environment variable)."""
+
+
 class ConflictingOptions(ConfigError):
     """Choices that exclude each other: a usage error, exit 2 like click's own."""
 

@@ -1,5 +1,6 @@
 import json
 import os
+from pathlib import Path
 
 import llm
 import pytest
@@ -18,6 +19,25 @@ def isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("LLM_USER_PATH", str(home / "llm"))
     monkeypatch.setenv("HERMES_HOME", str(home / "hermes"))
     monkeypatch.setenv("SCOPE_RECALL_DB", str(home / "default.sqlite3"))
+
+
+@pytest.fixture
+def hermes_home():
+    """Make the test's Hermes home: the provider installed (linked), active, with these Scope Recall settings and
+    the deterministic test embedder."""
+    from hermes_plugin import install
+    from scope_recall_engine import config
+    from scope_recall_engine.truth.store import hermes_store
+
+    def make(**settings) -> Path:
+        path = Path(os.environ["HERMES_HOME"])
+        path.mkdir(parents=True, exist_ok=True)
+        install.install(path, link=True)
+        config.save(hermes_store(path), config.Config(**{"embedding_model": "scope-recall-hash", **settings}))
+        (path / "config.yaml").write_text("memory:\n  provider: scope-recall\n", encoding="utf-8")
+        return path
+
+    return make
 
 
 @pytest.fixture

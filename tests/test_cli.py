@@ -135,7 +135,8 @@ def test_bad_import_file_writes_nothing(run, tmp_path):
     assert result.exit_code == 1 and "line 2" in result.stderr
     jsonl.write_text('{"content": "Alice fine line"}\nnot json\n')
     assert run("import", "--user", "alice", str(jsonl)).exit_code == 1
-    assert as_json(run("review", "list", "--user", "alice", "--json")) == []
+    listed = run("review", "list", "--user", "alice", "--json")  # refused before even the store was created
+    assert listed.exit_code == 1 and "no store at" in listed.stderr
     jsonl.write_text('{"content": "Alice fine line"}\n')  # positive control
     assert as_json(run("import", "--user", "alice", "--json", str(jsonl))) == {"ids": [1]}
 
@@ -157,10 +158,11 @@ def test_a_store_that_cannot_be_opened_is_a_clear_error(tmp_path):
     broken.write_text("this is not a database")
     runner = CliRunner()
     for path in (broken, tmp_path / "missing-dir" / "x" / ".." / ".." / "broken.sqlite3"):
-        result = runner.invoke(cli, ["--db", str(path), "search", "--user", "alice", "anything"])
+        result = runner.invoke(cli, ["--db", str(path), "store", "--user", "alice", "--target", "user", "x y z"])
         assert result.exit_code == 1 and "could not be used" in result.stderr and "Traceback" not in result.output
-    fine = runner.invoke(cli, ["--db", str(tmp_path / "fine.sqlite3"), "search", "--user", "alice", "x"])
-    assert fine.exit_code == 0  # control: a good path works
+    fine = str(tmp_path / "fine.sqlite3")
+    assert runner.invoke(cli, ["--db", fine, "store", "--user", "alice", "--target", "user", "x y z"]).exit_code == 0
+    assert runner.invoke(cli, ["--db", fine, "search", "--user", "alice", "x"]).exit_code == 0  # control
 
 
 def test_search_reads_the_scope_aliases_configured_beside_the_store(run, db_path):

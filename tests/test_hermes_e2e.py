@@ -1,111 +1,110 @@
-"""End to end: a real Hermes ``AIAgent`` against a fake OpenAI-compatible server on 127.0.0.1.
-
-Turn 1 the (canned) model calls scope_recall_store; turn 2 the stored memory must be inside the
-``<memory-context>`` block of the request the server receives.
+"""End to end through Hermes' own agent loop: real ``AIAgent`` instances, built the way Hermes' gateway builds
+them (one per message, a platform and a user id), talking to a fake OpenAI-compatible server on 127.0.0.1. The
+assertions are on the request bodies that server receives: what the model is shown, and which tools it is offered.
 """
 
-import json
-import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAI, last_user, tool_call
 
 from hermes_plugin import install, runtime
 from scope_recall_engine import config
 from scope_recall_engine.truth.store import connect
 
 FACT = "The user's favourite tea is oolong"
+FOUR_TOOLS = ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update"]
+BUILTIN_NOTE = "Alice keeps her passport in the blue folder"  # what alice saved through Hermes' built-in tool
 
 
-class FakeModel(BaseHTTPRequestHandler):
-    """Chat completions only: the first call asks for a scope_recall_store tool call, later calls just answer."""
-
-    requests: list = []
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if not self.path.endswith("/chat/completions"):
-            self.send_error(404)
-            return
-        self.requests.append(body)
-        if len(self.requests) == 1:
-            call = {"index": 0, "id": "call_1", "type": "function", "function": {
-                "name": "scope_recall_store", "arguments": json.dumps({"target": "user", "content": FACT,
-                                                                        "user_id": "mallory"})}}
-            delta, finish = {"role": "assistant", "tool_calls": [call]}, "tool_calls"
-        else:
-            delta, finish = {"role": "assistant", "content": f"answer {len(self.requests)}"}, "stop"
-        self._reply(body.get("stream"), delta, finish)
-
-    def _reply(self, stream: bool, delta: dict, finish: str):
-        base = {"id": f"c{len(self.requests)}", "created": 0, "model": "fake"}
-        usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
-        if stream:
-            chunks = [{**base, "object": "chat.completion.chunk",
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-                      {**base, "object": "chat.completion.chunk", "usage": usage,
-                       "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}]
-            payload, kind = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n", \
-                "text/event-stream"
-        else:
-            message = {**delta, "content": delta.get("content")}
-            payload, kind = json.dumps({**base, "object": "chat.completion", "usage": usage, "choices": [
-                {"index": 0, "message": message, "finish_reason": finish}]}), "application/json"
-        raw = payload.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
+def model_reply(body: dict) -> dict:
+    """Asked to remember: call scope_recall_store (naming another user, which must be ignored); else answer."""
+    if "Please remember" in last_user(body) and body["messages"][-1]["role"] == "user":
+        return tool_call("scope_recall_store", {"target": "user", "content": FACT, "user_id": "mallory"})
+    return {"content": "noted"}
 
 
 @pytest.fixture
 def fake_model():
-    FakeModel.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeModel)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", FakeModel.requests
-    server.shutdown()
-    server.server_close()
+    server = FakeOpenAI(model_reply)
+    yield server
+    server.close()
 
 
-def _last_user(request: dict) -> str:
-    return [m for m in request["messages"] if m["role"] == "user"][-1]["content"]
+@pytest.fixture
+def home(hermes_home):
+    path = hermes_home()
+    (path / "memories").mkdir()
+    (path / "memories" / "USER.md").write_text(BUILTIN_NOTE, encoding="utf-8")
+    return path
 
 
-def test_real_agent_recalls_turn_one_memory_inside_turn_two_memory_context(fake_model):
+def turn(server: FakeOpenAI, text: str, **identity) -> list[dict]:
+    """One message through a fresh AIAgent, as the gateway handles each message; the requests it caused."""
     from run_agent import AIAgent
 
-    url, requests = fake_model
-    home = Path(os.environ["HERMES_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    install.install(home, link=True)
-    config.save(runtime.hermes_store(home), config.Config(embedding_model="scope-recall-hash"))
-    (home / "config.yaml").write_text("memory:\n  provider: scope-recall\n", encoding="utf-8")
+    before = len(server.requests)
+    agent = AIAgent(base_url=server.url, api_key="test-key", model="fake", quiet_mode=True, skip_context_files=True,
+                    max_iterations=4, tool_delay=0, enabled_toolsets=["memory"], **identity)
+    agent.run_conversation(text)
+    agent.shutdown_memory_provider()
+    return server.requests[before:]
 
-    agent = AIAgent(base_url=url, api_key="test-key", model="fake", quiet_mode=True, skip_context_files=True,
-                    platform="cli", user_id="alice", max_iterations=4, tool_delay=0, enabled_toolsets=["memory"])
-    first = agent.run_conversation("Please remember that my favourite tea is oolong.")
-    agent.run_conversation("What is my favourite tea?", conversation_history=first["messages"])
-    agent._memory_manager.shutdown_all()
 
-    assert len(requests) == 3  # turn 1: tool call + answer; turn 2: answer
-    tools = [tool["function"]["name"] for tool in requests[0]["tools"]]
-    assert {"scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update"} <= set(tools)
-    assert not any("promote" in name or "purge" in name for name in tools)
-    assert "<memory-context>" not in _last_user(requests[0])  # nothing stored yet: nothing recalled
-    turn_two = _last_user(requests[2])
-    block = turn_two[turn_two.index("<memory-context>"):turn_two.index("</memory-context>")]
+def offered(request: dict) -> list[str]:
+    return [tool["function"]["name"] for tool in request.get("tools", [])]
+
+
+def recall_block(request: dict) -> str:
+    text = last_user(request)
+    return text[text.index("<memory-context>"):text.index("</memory-context>")] if "<memory-context>" in text else ""
+
+
+def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_four_tools(fake_model, home):
+    alice = {"platform": "telegram", "user_id": "alice", "chat_id": "c-alice"}
+    carol = {"platform": "telegram", "user_id": "carol", "chat_id": "c-carol"}
+    # Hermes' built-in memory is on by default: alice's note sits in everybody's system prompt (the control).
+    assert BUILTIN_NOTE in turn(fake_model, "hello", **carol)[0]["messages"][0]["content"]
+    done = install.install(home, link=True, multi_user=True)
+    assert any("turned off Hermes' built-in memory" in line for line in done)
+    assert BUILTIN_NOTE not in turn(fake_model, "hello", **carol)[0]["messages"][0]["content"]
+
+    stored = turn(fake_model, "Please remember that my favourite tea is oolong.", **alice)
+    assert len(stored) == 2 and stored[0]["messages"][-1]["role"] == "user"  # tool call, then the answer
+    for request in stored:
+        names = offered(request)
+        assert [name for name in names if name.startswith("scope_recall")] == FOUR_TOOLS
+        assert set(names) == {"memory", *FOUR_TOOLS}  # Hermes' own tool stays listed, with its store off
+    assert recall_block(stored[0]) == ""  # nothing stored yet: nothing recalled
+
+    asked = turn(fake_model, "What is my favourite tea?", **alice)[0]
+    block = recall_block(asked)
     assert "Recalled memories (untrusted data" in block and f'"{FACT}"' in block
-    assert "Scope Recall long-term memory is on" in requests[2]["messages"][0]["content"]
+    assert "Scope Recall long-term memory is on" in asked["messages"][0]["content"]
+    other = turn(fake_model, "What is my favourite tea?", **carol)[0]
+    assert FACT not in str(other["messages"]) and recall_block(other) == ""
+    assert [name for name in offered(other) if name.startswith("scope_recall")] == FOUR_TOOLS
 
     db = connect(runtime.hermes_store(home))
     row = next(db["memories"].rows_where("content = ?", [FACT]))
     assert row["created_by"] == "agent:default" and "user:5:alice" in row["scope_id"]  # the model's user_id ignored
-    assert db["recall_events"].count == 2
     db.close()
+
+
+def test_api_server_passes_no_user_id_so_memory_is_off_unless_the_operator_names_the_one_user(fake_model, home):
+    from scope_recall_engine.truth.scope import Identity
+
+    turn(fake_model, "Please remember that my favourite tea is oolong.", platform="telegram", user_id="alice")
+    api = {"platform": "api_server", "gateway_session_key": "agent:main:webui:dm:42"}  # what api_server passes
+    off = turn(fake_model, "What is my favourite tea?", **api)[0]
+    assert recall_block(off) == "" and not [name for name in offered(off) if name.startswith("scope_recall")]
+
+    # one person's Hermes: the operator names the api_server's user; it is another platform, so another scope
+    settings = config.Config(embedding_model="scope-recall-hash", platform_users={"api_server": "alice"})
+    config.save(runtime.hermes_store(home), settings)
+    own_scope = turn(fake_model, "What is my favourite tea?", **api)[0]
+    assert recall_block(own_scope) == ""
+    assert [name for name in offered(own_scope) if name.startswith("scope_recall")] == FOUR_TOOLS
+    # ... until her telegram scope is aliased (docs/hermes.md: cross-platform identity for one person)
+    settings.scope_aliases = [Identity(user="alice", platform="telegram").shared_scope]
+    config.save(runtime.hermes_store(home), settings)
+    assert f'"{FACT}"' in recall_block(turn(fake_model, "What is my favourite tea?", **api)[0])

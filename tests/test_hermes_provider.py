@@ -1,8 +1,6 @@
 """The Hermes provider, loaded the way Hermes loads it, driven directly and through Hermes' MemoryManager."""
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from agent.memory_manager import MemoryManager
@@ -15,18 +13,14 @@ from scope_recall_engine.reading import recall
 from scope_recall_engine.truth.principals import human, system
 from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.store import connect
-from scope_recall_engine.writing import digest, journal, lifecycle
+from scope_recall_engine.writing import journal, lifecycle
 
 FAST = config.Config(embedding_model="scope-recall-hash")  # the deterministic test embedder: no model load
 
 
 @pytest.fixture
-def home():
-    path = Path(os.environ["HERMES_HOME"])
-    path.mkdir(parents=True, exist_ok=True)
-    install.install(path, link=True)
-    config.save(runtime.hermes_store(path), FAST)
-    return path
+def home(hermes_home):
+    return hermes_home()
 
 
 @pytest.fixture
@@ -247,18 +241,21 @@ def test_tool_writes_are_drained_to_the_vector_index_in_the_background(home, sto
     assert vectors.exists(store) and vectors.pending(store) == 0
 
 
-def test_session_end_digests_only_when_an_extractor_is_configured(home, store, monkeypatch):
+def test_session_end_digests_only_when_a_model_is_configured(home, store, canned):
     alice = gateway(home, "alice", "c1")
     alice.sync_turn("Remember that my gym is on Elm Street", "Noted: your gym is on Elm Street.")
     alice.on_session_end([])
     assert alice._runtime.worker.wait(timeout=60)
     assert journal.backlog(store) == 2 and store["digest_runs"].count == 0  # no model: kept, no silent fallback
-    monkeypatch.setattr(digest, "choose", lambda extractor, model, config: digest.RulesExtractor())
+    config.save(runtime.hermes_store(home), config.Config(embedding_model=FAST.embedding_model, digest_model="canned"))
+    canned.enqueue({"facts": [{"entries": [1], "target": "user", "key": "gym",
+                               "content": "The user's gym is on Elm Street"}]})
+    alice = gateway(home, "alice", "c1")
     alice.on_session_end([])
     assert alice._runtime.worker.wait(timeout=60)
-    assert journal.backlog(store) == 0 and store["digest_runs"].count == 1
+    assert journal.backlog(store) == 0 and [row["status"] for row in store["digest_runs"].rows] == ["done"]
     candidates = lifecycle.rows_in(store, alice._runtime.identity.accessible(), "candidate")
-    assert any("Elm Street" in row["content"] for row in candidates)
+    assert [row["content"] for row in candidates] == ["The user's gym is on Elm Street"]
 
 
 def test_cli_install_copies_the_plugin_and_verify_reports_what_hermes_finds(tmp_path):
@@ -303,3 +300,50 @@ def test_background_threads_end_with_their_session(home):
     while len(workers()) > before and time.time() < deadline:
         time.sleep(0.05)
     assert len(workers()) == before
+
+
+def test_a_prefetch_before_the_vector_lane_has_loaded_answers_lexically_at_once(home, store, monkeypatch, caplog):
+    import logging
+    import threading
+    import time
+
+    from scope_recall_engine.companion import dense
+
+    alice = gateway(home, "alice", "c1")
+    tool(alice, "scope_recall_store", target="user", content="Alice's locker code is on a blue card")
+    assert alice._runtime.worker.wait(timeout=120) and vectors.exists(store)
+    monkeypatch.setattr(dense, "_WARMED", set())  # a fresh process: nothing loaded yet, and loading is slow
+    monkeypatch.setattr(dense, "_WARMING", {})
+    loaded, load = threading.Event(), dense._warm
+    monkeypatch.setattr(dense, "_warm", lambda directory, model: (loaded.wait(30), load(directory, model)))
+    caplog.set_level(logging.INFO, logger="scope_recall.hermes")
+
+    cold = gateway(home, "alice", "c2")
+    started = time.perf_counter()
+    packet = cold.prefetch("where is alice's locker code, the blue card")
+    assert time.perf_counter() - started < 0.3 and "blue card" in packet  # the lexical lanes answered
+    assert not cold._runtime.ready.is_set() and "the vector lane is still loading" in caplog.text
+
+    def degraded():
+        return store.execute("select degraded from recall_events order by id desc limit 1").fetchone()[0]
+
+    assert degraded() == 1
+    loaded.set()
+    assert cold._runtime.ready.wait(30)
+    warm = gateway(home, "alice", "c3")  # another chat (the same one skips what it was just shown)
+    assert warm._runtime.ready.is_set() and "blue card" in warm.prefetch("where is alice's locker code, the blue card")
+    assert degraded() == 0
+
+
+def test_settings_hooks_never_raise_into_hermes_even_with_a_broken_settings_file(home):
+    provider = load_memory_provider("scope-recall")
+    fields = {field["key"]: field for field in provider.get_config_schema()}
+    assert set(fields) == {"fallback_user", "digest_model"} and "default" not in fields["digest_model"]
+    provider.save_config({"fallback_user": " erin ", "digest_model": "", "embedding_model": "x"}, str(home))
+    saved = config.load(runtime.hermes_store(home))
+    assert saved.fallback_user == "erin" and saved.embedding_model == FAST.embedding_model  # only what setup asks
+    assert provider.get_config_schema()[0]["default"] == "erin"
+    config.config_path(runtime.hermes_store(home)).write_text("{not json", encoding="utf-8")
+    assert provider.get_config_schema() == []
+    shown = provider.get_status_config({})
+    assert shown["ok"].startswith("NO: cannot read") and shown["store"].startswith(str(runtime.hermes_store(home)))

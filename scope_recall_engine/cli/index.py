@@ -33,7 +33,7 @@ def drain_command(as_json):
 @json_option
 def check_command(as_json):
     """Missing, stale and extra rows versus truth; exit 1 unless consistent."""
-    result = vectors.check(open_db(existing=True)).as_dict()
+    result = vectors.check(open_db()).as_dict()
     emit(result, as_json, "\n".join(f"{key}: {value}" for key, value in result.items()))
     if not result["ok"]:
         raise SystemExit(1)

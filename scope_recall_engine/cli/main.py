@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from pathlib import Path
 
 import click
 
 from scope_recall_engine.cli import doctor, index, memories, review, write_path
 from scope_recall_engine.errors import ScopeRecallError
 from scope_recall_engine.plugins import load_plugins
-from scope_recall_engine.truth.store import default_path
+from scope_recall_engine.truth.store import resolve_path
 
 COMMAND_FAMILIES = (memories, review, write_path, index, doctor)
 
@@ -33,13 +32,18 @@ class EngineGroup(click.Group):
 
 
 @click.group(cls=EngineGroup)
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), envvar="SCOPE_RECALL_DB",
-              help="Store file (default $SCOPE_RECALL_DB, else ~/.scope-recall/memory.sqlite3).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False),
+              help="Store file (default $SCOPE_RECALL_DB, else $HERMES_HOME/scope-recall/memory.sqlite3 when "
+                   "HERMES_HOME is set, else ~/.scope-recall/memory.sqlite3).")
+@click.option("-v", "--verbose", is_flag=True, help="Say on stderr which store this command uses and why.")
 @click.version_option(package_name="scope-recall")
 @click.pass_context
-def cli(ctx, db_path):
+def cli(ctx, db_path, verbose):
     """Scoped, auditable long-term memory for LLM agents."""
-    ctx.obj = {"db_path": Path(db_path).expanduser() if db_path else default_path()}  # resolved once, for all
+    path, source = resolve_path(db_path)  # resolved once, for every command of this invocation
+    ctx.obj = {"db_path": path, "db_source": source}
+    if verbose:
+        click.echo(f"store: {path} (chosen by {source})", err=True)
 
 
 def _register_commands() -> None:

@@ -32,7 +32,7 @@ def register_commands(cli):
 def store(identity, target, by, as_json, text):
     """Store TEXT as an active memory (the user asked to keep it)."""
     principal = human(by) if by is not None else agent(identity.agent)
-    result = lifecycle.store(open_db(), identity, target, text, principal)
+    result = lifecycle.store(open_db(create=True), identity, target, text, principal)
     emit(result.as_dict(), as_json, f"{result.status}: memory {result.id} ({result.lifecycle})")
 
 
@@ -43,7 +43,7 @@ def store(identity, target, by, as_json, text):
 def import_(identity, as_json, file):
     """Import JSON Lines {"content", "target"} as candidates for review."""
     records = transfer.parse_lines(file)
-    result = transfer.import_records(open_db(), identity, records)
+    result = transfer.import_records(open_db(create=True), identity, records)
     for skip in result["skipped"]:
         click.echo(f"skipped line {skip['line']}: {skip['reason']}", err=True)
     emit(result if result["skipped"] else {"ids": result["ids"]}, as_json,

@@ -13,18 +13,23 @@ from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.store import connect
 
 
-def open_db(*, existing: bool = False):
-    """The store this invocation names; ``existing`` for diagnostics, where a mistyped path must not pass as a
-    new, healthy, empty store."""
+def open_db(*, create: bool = False):
+    """The store this invocation names. Only commands that add memories or turns ``create`` it: a read or a
+    diagnosis of a mistyped or unexpected path must fail, not pass as a new, healthy, empty store."""
     path = db_path()
-    if existing and not path.exists():
-        raise NotFound(f"no store at {path} (check --db or SCOPE_RECALL_DB)")
+    if not create and not path.exists():
+        raise NotFound(f"no store at {path} (chosen by {db_source()}; name another with --db or SCOPE_RECALL_DB)")
     return connect(path)
 
 
 def db_path():
     """The store path the group resolved once for this invocation."""
     return click.get_current_context().find_root().obj["db_path"]
+
+
+def db_source() -> str:
+    """What chose the store: --db, $SCOPE_RECALL_DB, $HERMES_HOME or the default."""
+    return click.get_current_context().find_root().obj["db_source"]
 
 
 def load_config() -> settings.Config:

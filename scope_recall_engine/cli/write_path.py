@@ -26,7 +26,7 @@ def journal_add(identity, role, as_json, text):
     """Append one turn of session --session (noise dropped, secrets redacted before it is stored)."""
     if not identity.session:
         raise click.UsageError("--session is required for journal add")
-    result = journal.append(open_db(), identity, identity.session, role, text, load_config())
+    result = journal.append(open_db(create=True), identity, identity.session, role, text, load_config())
     emit(result.as_dict(), as_json, f"{result.status}: entry {result.id}" if result.id
          else f"dropped: {result.reason}")
 

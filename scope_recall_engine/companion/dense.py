@@ -6,10 +6,11 @@ search to its lexical lanes instead of failing it."""
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from scope_recall_engine.companion import reference, vectors
 from scope_recall_engine.truth.visibility import Hit, View, visible_rows
@@ -98,6 +99,8 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
 
 
 _WARMED: set[tuple[str, str]] = set()
+_WARMING: dict[tuple[str, str], threading.Event] = {}  # set once a background warm-up has finished
+_WARM_LOCK = threading.Lock()
 
 
 def _warm(directory, model_id: str) -> None:
@@ -105,11 +108,38 @@ def _warm(directory, model_id: str) -> None:
     not a slow index."""
     from scope_recall_engine.companion import embedders
 
-    if (str(directory), model_id) not in _WARMED:
-        embedders.embed_query(embedders.get_model(model_id), "warm up")
-        vectors.connect_dir(directory)
-        reference.space(model_id, directory)
-        _WARMED.add((str(directory), model_id))
+    key = (str(directory), model_id)
+    if key in _WARMED:
+        return
+    with _WARM_LOCK:  # a session's warm-up thread and a turn never load the same weights twice
+        if key not in _WARMED:
+            embedders.embed_query(embedders.get_model(model_id), "warm up")
+            vectors.connect_dir(directory)
+            reference.space(model_id, directory)
+            _WARMED.add(key)
+
+
+def warm_up(db, scopes: tuple[str, ...]) -> Callable[[], None] | None:
+    """For a host starting a session: a job that loads LanceDB, the embedder, the reference and these scopes'
+    vectors off the turn path (None when there is nothing to load). Until it has run, ``lane`` answers at once
+    that it is warming up, so a turn's search degrades to its lexical lanes instead of waiting seconds."""
+    if not vectors.exists(db):
+        return None
+    model_id, directory, store = vectors.model_id(db), vectors.index_dir(db), vectors.database_file(db)
+    key = (str(directory), model_id)
+    if key in _WARMED:
+        return None
+    ready = _WARMING.setdefault(key, threading.Event())
+
+    def job() -> None:
+        try:
+            _warm(directory, model_id)
+            for scope in scopes:
+                vectors.scope_vectors(directory, scope, store)
+        finally:
+            ready.set()  # a failed warm-up leaves the lane to fail (or load) on its own, as before
+
+    return job
 
 
 def _catch_up(db, view: View) -> str | None:
@@ -127,13 +157,20 @@ def _catch_up(db, view: View) -> str | None:
     return None
 
 
+def _warming(db) -> bool:
+    if not vectors.exists(db):
+        return False
+    warming = _WARMING.get((str(vectors.index_dir(db)), vectors.model_id(db)))
+    return warming is not None and not warming.is_set()
+
+
 def lane(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S
          ) -> tuple[VectorLane | None, str]:
     """Dense scores for the view's scopes within ``budget`` seconds (for one query, or its best of a few
     wordings); the best rows re-verified against truth."""
-    import numpy as np
-
     try:
+        if _warming(db):  # before catching up: embedding would wait for the same loads
+            return None, "warming up: the embedder and the vector index are still loading"
         behind = _catch_up(db, view)
         if not vectors.exists(db):
             return None, "no vector index yet (nothing embedded; run: scope-recall index drain)"
@@ -146,6 +183,8 @@ def lane(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET
         return None, f"timed out after {budget:.2f}s"
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
         return None, f"{type(error).__name__}: {error}"[:200]
+    import numpy as np  # here, not above: a warm-up thread may hold the import lock while the lane is skipped
+
     ranked = np.flatnonzero(scores.seen)
     best = ranked[np.argsort(-scores.dense[ranked], kind="stable")[:CANDIDATES]]
     top = [int(memory_id) for memory_id in scores.ids[best]]

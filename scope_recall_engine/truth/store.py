@@ -20,8 +20,25 @@ BUSY_TIMEOUT_SECONDS = 30.0
 DEFAULT_PATH = Path("~/.scope-recall/memory.sqlite3")
 
 
+def hermes_store(hermes_home: str | os.PathLike) -> Path:
+    """Where the Hermes provider keeps its store: one per Hermes home (profile)."""
+    return Path(hermes_home).expanduser() / "scope-recall" / "memory.sqlite3"
+
+
+def resolve_path(explicit: str | os.PathLike | None = None) -> tuple[Path, str]:
+    """The store to use and where that choice came from: an explicit path (--db), $SCOPE_RECALL_DB, the Hermes
+    provider's store when $HERMES_HOME is set (so the CLI reads what Hermes writes), else the default."""
+    if explicit:
+        return Path(explicit).expanduser(), "--db"
+    if os.environ.get("SCOPE_RECALL_DB"):
+        return Path(os.environ["SCOPE_RECALL_DB"]).expanduser(), "$SCOPE_RECALL_DB"
+    if os.environ.get("HERMES_HOME"):
+        return hermes_store(os.environ["HERMES_HOME"]), "$HERMES_HOME"
+    return DEFAULT_PATH.expanduser(), "default"
+
+
 def default_path() -> Path:
-    return Path(os.environ.get("SCOPE_RECALL_DB") or DEFAULT_PATH).expanduser()
+    return resolve_path()[0]
 
 
 def connect(path: str | os.PathLike | None = None) -> sqlite_utils.Database:

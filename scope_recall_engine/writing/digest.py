@@ -20,13 +20,14 @@ import uuid
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Callable
 
 from scope_recall_engine.config import Config
 from scope_recall_engine.errors import ConfigError, ConflictingOptions, LeaseHeld
 from scope_recall_engine.reading import ledger
 from scope_recall_engine.truth.store import now, write
 from scope_recall_engine.writing import adjudication, journal
-from scope_recall_engine.writing.extraction_model import ChatExtractor, ModelExtractor
+from scope_recall_engine.writing.extraction_model import PROMPT_VERSION, ChatExtractor, ModelExtractor
 from scope_recall_engine.writing.extraction_rules import RulesExtractor
 
 BATCH = 200
@@ -120,22 +121,25 @@ def choose(extractor: str | None, model_id: str | None, config: Config, host: Ch
 # ---- runs ---------------------------------------------------------------------------------------------------
 
 def run(db, extractor, *, shared_scope_id: str | None = None, dry_run: bool = False, batch_size: int = BATCH,
-        config: Config | None = None, holder: str | None = None) -> RunReport:
+        config: Config | None = None, holder: str | None = None,
+        stop: Callable[[], bool] | None = None) -> RunReport:
     """Digest every unprocessed entry (of one shared scope, or all). Safe to call from a background thread
-    with its own connection. ``dry_run`` does all the work in one transaction and rolls it back."""
+    with its own connection. ``dry_run`` does all the work in one transaction and rolls it back. Each batch
+    commits on its own, so a run cut short loses at most the batch in flight; ``stop`` is asked after each
+    committed batch and, when it says so, ends the run there (status ``stopped``); the next run goes on."""
     report = RunReport(None, extractor.name, extractor.model, extractor.prompt_version, dry_run)
     started = time.perf_counter()
     if dry_run:
         db.conn.execute("BEGIN IMMEDIATE")
         try:
-            _digest(db, extractor, report, shared_scope_id, batch_size, None, started)
+            _digest(db, extractor, report, shared_scope_id, batch_size, None, started, stop)
         finally:
             db.rollback()  # a no-op if an error already ended the transaction
     else:
         holder = holder or holder_id()
         take_lease(db, holder)
         try:
-            _digest(db, extractor, report, shared_scope_id, batch_size, holder, started)
+            _digest(db, extractor, report, shared_scope_id, batch_size, holder, started, stop)
             retention = (config or Config()).journal_retention_days
             report.pruned = journal.prune(db, retention)
             ledger.prune_queries(db, retention)
@@ -146,7 +150,7 @@ def run(db, extractor, *, shared_scope_id: str | None = None, dry_run: bool = Fa
     return report
 
 
-def _digest(db, extractor, report: RunReport, shared_scope_id, batch_size, holder, started) -> None:
+def _digest(db, extractor, report: RunReport, shared_scope_id, batch_size, holder, started, stop) -> None:
     with write(db):
         report.run_id = db["digest_runs"].insert({
             "started_at": now(), "status": "running", "holder": holder, "extractor": extractor.name,
@@ -158,6 +162,9 @@ def _digest(db, extractor, report: RunReport, shared_scope_id, batch_size, holde
             _batch(db, extractor, entries, report)
             if holder:
                 take_lease(db, holder)  # renew: a long run keeps its claim
+            if stop is not None and stop():
+                status = "stopped"
+                break
     except Exception as failure:
         status, error = "failed", f"{type(failure).__name__}: {failure}"[:500]
         raise
@@ -191,3 +198,25 @@ def _record(db, report: RunReport, status: str, error: str | None, started: floa
     with write(db):
         db["digest_runs"].update(report.run_id, changes)
 
+
+# ---- what the last runs left behind (doctor, ``scope-recall hermes status``, Hermes' ``memory status``) --------
+
+def record_refusal(db, model_id: str | None, error: Exception) -> int:
+    """A digest that could not start (unknown model, missing key) where nobody is watching, such as inside
+    Hermes: recorded as a failed run so that doctor and status show it."""
+    with write(db):
+        return db["digest_runs"].insert({
+            "started_at": now(), "finished_at": now(), "status": "failed", "extractor": "llm", "model": model_id,
+            "prompt_version": PROMPT_VERSION, "entries": 0, "facts": 0, "error": str(error)[:500]}).last_pk
+
+
+def last_runs(db) -> dict:
+    """The latest run, and the latest failure unless a run has completed since (then it is history)."""
+    columns = "id, status, started_at, finished_at, model, extractor, entries, error"
+    latest = db.execute(f"select {columns} from digest_runs order by id desc limit 1").fetchone()
+    failure = db.execute(f"""select {columns} from digest_runs where status = 'failed' and id > coalesce(
+                             (select max(id) from digest_runs where status in ('done', 'stopped')), 0)
+                             order by id desc limit 1""").fetchone()
+    names = [c.strip() for c in columns.split(",")]
+    return {"last_run": dict(zip(names, latest)) if latest else None,
+            "last_failure": dict(zip(names, failure)) if failure else None}

@@ -12,7 +12,7 @@ import time
 from itertools import groupby
 from typing import Callable
 
-from scope_recall_engine.errors import ConfigError, ExtractionFailed, ScopeRecallError
+from scope_recall_engine.errors import ConfigError, ExtractionFailed, MissingKey, ScopeRecallError
 from scope_recall_engine.truth.scope import TARGETS
 from scope_recall_engine.writing.adjudication import Decision, Fact, Neighbour
 
@@ -125,7 +125,7 @@ def llm_model(model_id: str):
         model.get_key()  # None for a model that needs no key
     except llm.NeedsKeyException:
         where = f" (or set {model.key_env_var})" if getattr(model, "key_env_var", None) else ""
-        raise ConfigError(f"digest model {model.model_id!r} needs an API key: run `llm keys set {model.needs_key}`"
+        raise MissingKey(f"digest model {model.model_id!r} needs an API key: run `llm keys set {model.needs_key}`"
                           f"{where}, or use --extractor rules") from None
     return model
 
