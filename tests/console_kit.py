@@ -3,7 +3,15 @@ and a Browser that keeps its cookies and posts forms the way a browser on the co
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 
 from datasette_auth_passwords.utils import hash_password
 
@@ -89,3 +97,38 @@ async def logged_in(ds, name: str | None) -> Browser:
 
 def messages(ds, response) -> list:
     return ds.unsign(response.cookies["ds_messages"], "messages") if "ds_messages" in response.cookies else []
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_console(store, **env):
+    """``scope-recall serve`` on ``store`` in its own process, as an operator starts it; yields its base URL."""
+    port = free_port()
+    command = [str(Path(sys.executable).with_name("scope-recall")), "serve", "--db", str(store), "--port", str(port)]
+    process = subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(base + "/-/login", process)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _wait_until_up(url: str, process, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"server exited: {process.stdout.read().decode()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"server did not answer {url} within {timeout}s")

@@ -8,15 +8,12 @@ screenshots in docs/ (dashboard, memories table, a memory's page, the review que
 
 import http.server
 import os
-import socket
-import subprocess
-import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+from console_kit import running_console
 from datasette_auth_passwords.utils import hash_password
 
 from datasette_plugins.demo import seed
@@ -30,43 +27,14 @@ PASSWORD = "browser-test-password"
 SCREENSHOTS = {"dashboard": "/", "memories-table": "/memory/memories", "review-queue": "/-/scope-recall/review"}
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def server(tmp_path):
     """``scope-recall serve`` on a seeded demo store, as an operator would start it."""
     path = tmp_path / "store" / "demo.sqlite3"
     path.parent.mkdir()
     seed(path)
-    port = free_port()
-    env = {**os.environ, "SCOPE_RECALL_ADMIN_PASSWORD_HASH": hash_password(PASSWORD)}
-    command = [str(Path(sys.executable).with_name("scope-recall")), "serve", "--db", str(path), "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(base + "/-/login", process)
+    with running_console(path, SCOPE_RECALL_ADMIN_PASSWORD_HASH=hash_password(PASSWORD)) as base:
         yield base, path
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def _wait_until_up(url: str, process, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"server exited: {process.stdout.read().decode()}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError(f"server did not answer {url} within {timeout}s")
 
 
 @pytest.fixture
