@@ -144,6 +144,7 @@ async def logout(request, datasette):
                                                              request=request))
     if token := request.scope.get(SESSION_KEY):
         await write(datasette, sessions.end, token)
+    datasette.add_message(request, "You are logged out.", datasette.INFO)
     response = Response.redirect(datasette.urls.path("/-/login"))
     response.set_cookie(COOKIE, "", max_age=0, httponly=True)
     return response

@@ -19,10 +19,11 @@ from datasette_plugins.web import BASE, ID
 from scope_recall_engine.errors import InvalidInput
 from scope_recall_engine.truth import store
 from scope_recall_engine.truth.scope import label
-from scope_recall_engine.writing import review_queue
+from scope_recall_engine.writing import lifecycle, review_queue
 
 SCOPE_COLUMNS = ("scope_id", "shared_scope_id")
 MEMORY_COLUMNS = ("memory_id",)  # in audit events, versions, tombstones, sources, outbox: link row and history
+LIFECYCLES = set(lifecycle.STATES)
 TIME = re.compile(r"^(at|valid_from|valid_to|.*_at)$")
 
 
@@ -101,6 +102,10 @@ def when(value) -> Markup | str:
         moment.isoformat(), moment.strftime("%Y-%m-%d %H:%M:%S"), moment.strftime("%Y-%m-%d %H:%M"))
 
 
+def badge(state: str) -> Markup:
+    return Markup('<span class="lifecycle-badge lifecycle-{}">{}</span>').format(state, state)
+
+
 def memory_links(datasette, memory_id: int) -> Markup:
     row = datasette.urls.row(DATABASE, "memories", str(memory_id))
     history = datasette.urls.path(f"{BASE}/memories/{memory_id}/history")
@@ -119,6 +124,7 @@ def prepare_connection(conn, database):
 def prepare_jinja2_environment(env):
     env.filters["scope_span"] = scope_span
     env.filters["when"] = when
+    env.filters["badge"] = badge
     env.filters["facet_label"] = lambda value, column: readable(value) if column in SCOPE_COLUMNS else value
 
 
@@ -132,6 +138,8 @@ def render_cell(value, column, table, database, datasette):
         return when(value)
     if column in MEMORY_COLUMNS and table != "memories" and isinstance(value, int):
         return memory_links(datasette, value)
+    if column == "lifecycle" and value in LIFECYCLES:
+        return badge(value)
     return None
 
 

@@ -24,7 +24,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PASSWORD = "browser-test-password"
-SCREENSHOTS = {"dashboard": "/", "memories-table": "/memory/memories", "review-queue": "/-/scope-recall/review"}
+SCREENSHOTS = {"dashboard": "/", "memories-table": "/memory/memories"}
 
 
 @pytest.fixture
@@ -59,8 +59,9 @@ def log_in(page, base: str) -> None:
 
 
 def screenshot(page, name: str, tmp_path: Path) -> None:
+    """The page as an operator first sees it, down to where the rows are (not a table's schema at the bottom)."""
     shot = tmp_path / f"{name}.png"
-    page.screenshot(path=str(shot), full_page=True)
+    page.screenshot(path=str(shot), full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": 1400})
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if os.environ.get("SCOPE_RECALL_SCREENSHOTS"):
         shot.replace(Path(os.environ["SCOPE_RECALL_SCREENSHOTS"]) / shot.name)
@@ -85,6 +86,9 @@ def test_an_operator_logs_in_to_the_page_asked_for_and_triages_by_keyboard(serve
     assert page.locator("input[name=ids]:checked").count() == page.locator("input[name=ids]").count() > 1
     page.uncheck("input[data-select-all]")
     screenshot(page, "review-queue", tmp_path)
+    page.goto(f"{base}/memory/memories/{oldest['id']}")  # a candidate: evidence, twins, what it would replace
+    screenshot(page, "memory-page", tmp_path)
+    page.goto(base + "/-/scope-recall/review")
     page.keyboard.press("j")
     assert "focused" in page.get_attribute(f"#candidate-{oldest['id']}", "class")
     page.keyboard.press("p")  # promote the focused candidate
@@ -99,11 +103,10 @@ def test_an_operator_logs_in_to_the_page_asked_for_and_triages_by_keyboard(serve
     page.click("button.danger.confirm")
     page.wait_for_url(base + "/-/scope-recall/review")
     assert db["memories"].get(second["id"])["lifecycle"] == "rejected"
-    for name, url in {**SCREENSHOTS, "memory-page": f"/memory/memories/{second['id']}",
-                      "history": "/-/scope-recall/memories/7/history"}.items():
+    edited = db.execute("select memory_id from audit_events where action = 'edit'").fetchone()[0]
+    for name, url in {**SCREENSHOTS, "history": f"/-/scope-recall/memories/{edited}/history"}.items():
         page.goto(base + url)
-        if name != "review-queue":
-            screenshot(page, name, tmp_path)
+        screenshot(page, name, tmp_path)
     assert violations == []  # every inline script Datasette renders is allowed by hash; nothing else runs
     promoted = db["memories"].get(oldest["id"])
     assert promoted["lifecycle"] == "active" and promoted["review_state"] == "human_reviewed"
