@@ -49,9 +49,10 @@ def script_hashes(env) -> list[str]:
         source = env.loader.get_source(env, name)[0]
         for body in re.findall(r"<script>(.*?)</script>", source, re.S):
             for substitutions in variants:
+                text = body
                 for variable, value in substitutions.items():
-                    body = body.replace(variable, value)
-                digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
+                    text = text.replace(variable, value)
+                digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
                 hashes.append(f"'sha256-{digest}'")
     return hashes
 
