@@ -188,9 +188,11 @@ class Reply:
 
     async def send(self, message):
         if message["type"] == "http.response.start":
-            names = {name.lower() for name, _ in message.get("headers", [])}
-            headers = [self.harden(n, v) for n, v in message.get("headers", [])]
-            headers += [(name, value) for name, value in self.headers if name not in names]
+            # The guard's headers replace Datasette's: its table and row pages say Referrer-Policy: no-referrer, and
+            # a browser then posts their forms with Origin: null, which the Origin check must refuse.
+            owned = {name for name, _ in self.headers}
+            headers = [self.harden(n, v) for n, v in message.get("headers", []) if n.lower() not in owned]
+            headers += self.headers
             sets_login = any(n.lower() == b"set-cookie" and v.startswith(accounts.COOKIE.encode() + b"=")
                              for n, v in headers)
             if self.clear_session and not sets_login:

@@ -117,6 +117,33 @@ def test_an_operator_logs_in_to_the_page_asked_for_and_triages_by_keyboard(serve
                       [oldest["id"]]).fetchone()[0] == "human:admin"
 
 
+def test_an_operator_acts_from_a_memory_s_page_and_a_refused_edit_keeps_the_text(server, browser):
+    base, path = server
+    db = connect(path)
+    memory = db.execute("select id from memories where content like 'Carol prefers%'").fetchone()[0]
+    page = browser.new_page()
+    page.goto(f"{base}/memory/memories/{memory}")
+    log_in(page, base)
+    page.wait_for_url(f"{base}/memory/memories/{memory}")
+    page.click("details.scope-recall-content summary")
+    typed = "Carol wants to quit her job"  # the value an operator rejected in Carol's scope
+    page.fill("#edit-content", typed)
+    page.click("form[data-action=edit] button")
+    page.wait_for_load_state()
+    assert "rejected by human:admin" in page.inner_text(".message-error")
+    assert page.input_value("textarea[name=content]") == typed  # nothing the operator typed is lost
+    page.fill("textarea[name=content]", "Carol prefers answers as short numbered lists")
+    page.click("button.promote")
+    page.wait_for_url(f"{base}/memory/memories/{memory}")
+    assert page.inner_text(".message-info") == f"Memory {memory} saved as version 2."
+    page.fill(".scope-recall-quick input[name=reason]", "Carol asked to stop")
+    page.click("button[data-action=archive]")
+    page.wait_for_load_state()
+    assert page.inner_text(".message-info") == f"Memory {memory} is now archived."
+    assert db.execute("select action, principal, reason from audit_events where memory_id = ? order by id desc",
+                      [memory]).fetchone() == ("archive", "human:admin", "Carol asked to stop")
+
+
 class Attacker:
     """Another origin on the same host (another port). It fetches the CSRF token the console hands to anyone,
     plants it as the console's CSRF cookie (cookies ignore ports) and auto-submits a purge to the console; a
