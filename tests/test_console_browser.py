@@ -103,6 +103,14 @@ def test_an_operator_logs_in_to_the_page_asked_for_and_triages_by_keyboard(serve
     page.click("button.danger.confirm")
     page.wait_for_url(base + "/-/scope-recall/review")
     assert db["memories"].get(second["id"])["lifecycle"] == "rejected"
+    page.check("input[data-select-all]")  # the rest of the page, rejected in one go, after confirming
+    rest = page.locator("input[name=ids]:checked").count()
+    page.click("button[name=decision][value=reject]")
+    page.fill("input[name=reason]", "not durable facts")
+    page.click("button.danger.confirm")
+    page.wait_for_url(base + "/-/scope-recall/review")
+    assert page.inner_text(".message-info").startswith("Rejected memories") and rest >= 2
+    assert page.locator(".scope-recall-item").count() == 0
     edited = db.execute("select memory_id from audit_events where action = 'edit'").fetchone()[0]
     for name, url in {**SCREENSHOTS, "history": f"/-/scope-recall/memories/{edited}/history"}.items():
         page.goto(base + url)
@@ -111,6 +119,13 @@ def test_an_operator_logs_in_to_the_page_asked_for_and_triages_by_keyboard(serve
                 "/-/logout"):  # Datasette's own pages and their inline scripts (facets, the SQL editor)
         page.goto(base + url)
     assert violations == []  # every inline script Datasette renders is allowed by hash; nothing else runs
+    page.goto(base + "/memory/memories")
+    page.click("details.nav-menu summary")
+    page.click("text=Log out")  # Datasette's own menu form, from one of Datasette's own pages
+    page.wait_for_url(base + "/-/login")
+    assert page.inner_text(".message-info") == "You are logged out."
+    page.goto(base + "/")
+    assert page.url == base + "/-/login"
     promoted = db["memories"].get(oldest["id"])
     assert promoted["lifecycle"] == "active" and promoted["review_state"] == "human_reviewed"
     assert db.execute("select principal from audit_events where memory_id = ? order by id desc",
