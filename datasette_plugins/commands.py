@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 import tempfile
 from pathlib import Path
 
@@ -26,6 +27,18 @@ def _missing_accounts() -> list[str]:
     return [name for name, env in PASSWORD_ENV.items() if not os.environ.get(env)]
 
 
+def _port_free(host: str, port: int) -> None:
+    """Refuse before doing anything else (seeding a demo store, migrating a store) if the port is taken: the
+    server would fail only after printing instructions for another server."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise ConfigError(f"cannot serve on {host}:{port}: {error.strerror or error}; "
+                              "is another server running there? Choose another --port") from None
+
+
 host_option = click.option("--host", default="127.0.0.1", show_default=True)
 port_option = click.option("--port", default=8001, show_default=True, type=int)
 
@@ -44,6 +57,7 @@ def serve(ctx, db_path, host, port, metadata_path):
     if len(missing) == len(PASSWORD_ENV) and not metadata_path:
         raise ConfigError("no operator can log in: set SCOPE_RECALL_ADMIN_PASSWORD_HASH (and/or "
                           "SCOPE_RECALL_VIEWER_PASSWORD_HASH) to a hash from `scope-recall hash-password`")
+    _port_free(host, port)
     datasette = build(db_path, load_metadata(metadata_path))
     click.echo(f"Scope Recall console on http://{host}:{port}/ (store {db_path}); log in at /-/login")
     run(datasette, host, port)
@@ -69,6 +83,7 @@ def demo(db_path, host, port):
 
     if db_path and Path(db_path).exists():
         raise ConfigError(f"{db_path} exists: the demo seeds a new store; remove it or choose another path")
+    _port_free(host, port)
     db_path = Path(db_path or Path(tempfile.mkdtemp(prefix="scope-recall-demo-")) / "demo.sqlite3")
     from datasette_plugins.demo import seed
 

@@ -1,8 +1,8 @@
 """A realistic demo store, built only through the engine's own functions: what the console shows is real.
 
 Three users on three platforms; explicit memories; conversations journaled (and redacted) and turned into
-candidates that cite their turns; and a person's decisions: a promotion, a rejection (tombstoned), an edit,
-an archive and a superseded fact, each with its audit trail.
+candidates that cite their turns; a person's decisions: a promotion, a rejection (tombstoned), an edit, an archive
+and a superseded fact, each with its audit trail; and a few recalls, so the ledger shows what reached the agent.
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 from collections import Counter
 
+from scope_recall_engine.reading import recall
 from scope_recall_engine.truth.principals import agent, human, system
 from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.store import connect, write
+from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import journal, lifecycle
 
 OPERATOR = human("admin")
@@ -53,6 +55,13 @@ CONVERSATIONS = [  # (identity, session, turns, fact found in them, target, repl
 ]
 
 
+QUESTIONS = [  # what the agent was asked since: the recall ledger shows what reached it, and what did not
+    (ALICE, "where does Alice live?"), (ALICE, "any food allergies I should know about?"),
+    (BOB, "which staging database host do we use?"), (BOB, "what is the weather like?"),
+    (CAROL, "how should I format my answers?"),
+]
+
+
 def seed(path: str | os.PathLike) -> str:
     """Create a demo store at ``path``; returns a one-line summary of what it holds."""
     db = connect(path)
@@ -62,6 +71,8 @@ def seed(path: str | os.PathLike) -> str:
         for who, session, turns, fact, target, replaces in CONVERSATIONS:
             ids[fact] = _candidate(db, who, session, turns, fact, target, ids.get(replaces))
         _decide(db, ids)
+        for who, query in QUESTIONS:
+            recall.packet(db, View(who.accessible()), query, surface="hermes", session_key=f"demo-{who.user}")
         counts = Counter(row["lifecycle"] for row in db["memories"].rows)
     finally:
         db.close()
@@ -77,6 +88,7 @@ def _candidate(db, who: Identity, session: str, turns, fact: str, target: str, r
                                    reason=f"stated in session {session}", supersedes=replaces)
         for entry_id in entry_ids:
             journal.link(db, result.id, db["journal_entries"].get(entry_id), None)
+        journal.mark_processed(db, entry_ids, None)  # as the digest would: nothing waits for it
     return result.id
 
 

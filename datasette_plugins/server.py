@@ -23,7 +23,10 @@ METADATA = ROOT / "metadata.yml"
 TEMPLATES = ROOT / "templates"
 DATABASE = "memory"
 PASSWORD_ENV = {"admin": "SCOPE_RECALL_ADMIN_PASSWORD_HASH", "viewer": "SCOPE_RECALL_VIEWER_PASSWORD_HASH"}
-SETTINGS = {"allow_download": False, "default_page_size": 50}
+STATIC = Path(__file__).resolve().parent / "static"  # the console's script and styles, package data
+# No downloads of the store; no signed API tokens (a token would be a login no session table could end); facets are
+# chosen in metadata.yml, not suggested from internal columns.
+SETTINGS = {"allow_download": False, "default_page_size": 50, "allow_signed_tokens": False, "suggest_facets": False}
 
 
 def load_metadata(path: str | os.PathLike | None = None) -> dict:
@@ -45,6 +48,7 @@ def build(db_path: str | os.PathLike, metadata: dict | None = None, secret: str 
     datasette = Datasette(
         [], metadata=load_metadata() if metadata is None else metadata, template_dir=str(TEMPLATES),
         settings=SETTINGS, secret=secret or os.environ.get("DATASETTE_SECRET") or secrets.token_hex(32),
+        static_mounts=[("-/scope-recall/static", str(STATIC))],
     )
     datasette.remove_database("_memory")
     datasette.add_database(Database(datasette, path=str(Path(db_path).resolve()), is_mutable=True), name=DATABASE)

@@ -2,8 +2,9 @@
 
 Each role runs in its own interpreter (started by ``faults.concurrency_run``), writes the same begin/ack lines
 as the generic writers, and drives the real adapter: the console through its plugin routes in-process
-(``datasette.client``, admin session and CSRF token), Hermes through the provider plugin as Hermes loads it.
-A role stops on its own when the harness says so, so every operation it began is either acknowledged or reported.
+(``datasette.client``: logged in through the form, posting with the session's CSRF token from its own origin),
+Hermes through the provider plugin as Hermes loads it. A role stops on its own when the harness says so, so every
+operation it began is either acknowledged or reported.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ HERMES = Identity(user=HERMES_USER, platform="telegram", chat=HERMES_CHAT,
                   session=f"agent:main:telegram:dm:{HERMES_USER}:{HERMES_CHAT}")
 STARTUP_SECONDS = {"writer": 1.0, "digest": 1.0, "console": 3.0, "hermes": 3.0}  # imports before the common start
 CONSOLE_ACTIONS = ("promote", "promote", "reject", "edit")
+HARNESS_PASSWORD = "harness-password"
+ORIGIN = "http://localhost"  # datasette.client's host: the console takes posts from its own pages only
 
 
 def home_for(db_path) -> Path:
@@ -69,12 +72,31 @@ def run_role(db_path: str, role: str, seed: int, log: Path, start: float, stop: 
 # ---- the console -----------------------------------------------------------------------------------------
 
 def console_role(db_path: str):
+    from datasette_auth_passwords.utils import hash_password
+
     from datasette_plugins import server
 
     metadata = server.load_metadata()
-    metadata.setdefault("plugins", {})["scope-recall"] = {"drain_vectors": False}
+    metadata["plugins"]["scope-recall"] = {"drain_vectors": False}
+    metadata["plugins"]["datasette-auth-passwords"] = {  # an account of its own, logged in through the form
+        "harness_password_hash": hash_password(HARNESS_PASSWORD, iterations=1000),
+        "actors": {"harness": {"id": "harness-admin", "role": "admin"}}}
     datasette = server.build(db_path, metadata)
     return lambda db, rng, out, running: asyncio.run(_console(datasette, db, rng, out, running))
+
+
+async def _log_in(datasette) -> tuple[dict, str]:
+    """Log in as an operator does; returns the session's cookies and the CSRF token its pages carry."""
+    login = await datasette.client.get("/-/login")
+    cookies = {"ds_csrftoken": login.cookies["ds_csrftoken"]}
+    done = await datasette.client.post("/-/login", cookies=cookies, headers={"origin": ORIGIN}, data={
+        "username": "harness", "password": HARNESS_PASSWORD, "csrftoken": _csrf(login.text)})
+    cookies = {"ds_actor": done.cookies["ds_actor"]}
+    return cookies, _csrf((await datasette.client.get("/-/scope-recall/review", cookies=cookies)).text)
+
+
+def _csrf(page: str) -> str:
+    return page.split('name="csrftoken" value="', 1)[1].split('"', 1)[0]
 
 
 async def _console(datasette, db, rng, out, running: Callable[[], bool]) -> None:
@@ -82,8 +104,7 @@ async def _console(datasette, db, rng, out, running: Callable[[], bool]) -> None
     from scope_recall_bench.faults import _emit, _token
 
     await datasette.invoke_startup()
-    cookies = {"ds_actor": datasette.sign({"a": {"id": "harness-admin", "role": "admin"}}, "actor")}
-    cookies["ds_csrftoken"] = (await datasette.client.get("/-/login", cookies=cookies)).cookies["ds_csrftoken"]
+    cookies, token = await _log_in(datasette)
     while running():
         content = f"console candidate {_token(rng)}"
         _emit(out, "begin", op="candidate", content=content)
@@ -91,14 +112,14 @@ async def _console(datasette, db, rng, out, running: Callable[[], bool]) -> None
                                       origin="import").id
         _emit(out, "ack", op="candidate", id=memory_id, content=content, lifecycle="candidate")
         action = rng.choice(CONSOLE_ACTIONS)
-        form = {"csrftoken": cookies["ds_csrftoken"]}
+        form = {"csrftoken": token}
         if action == "edit":
             form["content"] = f"console edited {_token(rng)}"
         if action == "reject":
-            form["reason"] = "harness says no"
+            form.update(reason="harness says no", confirm="yes")
         _emit(out, "begin", op=f"console {action}", id=memory_id)
         response = await datasette.client.post(f"/-/scope-recall/memories/{memory_id}/{action}", data=form,
-                                               cookies=cookies)
+                                               cookies=cookies, headers={"origin": ORIGIN})
         shown = datasette.unsign(response.cookies["ds_messages"], "messages") if "ds_messages" in response.cookies \
             else []
         if response.status_code != 302 or any(kind != datasette.INFO for _, kind in shown):

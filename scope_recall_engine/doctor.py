@@ -126,6 +126,19 @@ def vector_companion(db) -> Check:
 
 
 @check
+def store_secret(db) -> Check:
+    """Purged values are refused by hashes keyed with the secret beside the store: without it they could return."""
+    from scope_recall_engine.truth import secret
+    from scope_recall_engine.truth.content import KEYED
+
+    keyed = db.execute("select count(*) from tombstones where content_hash like ?", [KEYED + "%"]).fetchone()[0]
+    ok = not keyed or secret.key(db) is not None
+    return Check("store_secret", ok, f"{keyed} purged values keyed with {secret.path_for(db)}"
+                 + ("" if ok else ", which is missing: they are no longer refused"),
+                 None if ok else "restore the .secret file from the store's backup")
+
+
+@check
 def digest_backlog(db) -> Check:
     """The backlog and the last run; a failure nobody has fixed since (a digest inside Hermes fails unseen) is a
     problem until a later run completes."""

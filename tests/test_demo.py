@@ -3,6 +3,7 @@
 from click.testing import CliRunner
 from datasette_auth_passwords.utils import verify_password
 
+from datasette_plugins.commands import _port_free
 from datasette_plugins.demo import seed
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.truth.store import connect
@@ -38,6 +39,24 @@ def test_demo_refuses_to_seed_over_an_existing_file(tmp_path):
     result = CliRunner().invoke(cli, ["demo", "--db", str(existing)])
     assert result.exit_code == 1 and "exists" in result.output
     assert existing.read_bytes() == b"precious"
+
+
+def test_demo_and_serve_refuse_a_taken_port_before_touching_any_store(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        demo = CliRunner().invoke(cli, ["demo", "--db", str(tmp_path / "demo.sqlite3"), "--port", str(port)])
+        serve = CliRunner(env={"SCOPE_RECALL_ADMIN_PASSWORD_HASH": "x"}).invoke(
+            cli, ["serve", "--db", str(tmp_path / "live.sqlite3"), "--port", str(port)])
+    for result in (demo, serve):
+        assert result.exit_code == 1, result.output
+        [line] = result.output.strip().splitlines()
+        assert line.startswith(f"Error: cannot serve on 127.0.0.1:{port}") and "--port" in line
+    assert list(tmp_path.iterdir()) == []  # nothing seeded, nothing created
+    _port_free("127.0.0.1", port)  # control: once the port is free again, the check lets the server start
 
 
 def test_hash_password_makes_a_hash_the_login_accepts():

@@ -8,8 +8,8 @@ import unicodedata
 
 import pytest
 from click.testing import CliRunner
+from console_kit import console_for, logged_in
 
-from datasette_plugins import server
 from scope_recall_bench.bench_faults import HOSTILE_FIXTURE
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.reading import recall
@@ -23,7 +23,6 @@ REFUSED = [item for item in CORPUS if item["expect"] == "refused"]
 STORED = [item for item in CORPUS if item["expect"] == "stored"]
 OWNER = Identity(user='<img src=x onerror=alert("owner")>', platform="telegram", chat="<b>chat</b>")
 FLAGS = ["--user", OWNER.user, "--platform", OWNER.platform, "--chat", OWNER.chat, "--target", "user", "--json"]
-ADMIN = {"id": "admin", "role": "admin"}
 ITEM_LINE = re.compile(r'^\d\. \[#\d+ \w+\] "[^"\n]*"$')
 ROLE_PREFIX = re.compile(r"\b(system|assistant|user|human|developer|tool)(\s+note)?\s*:", re.I)
 
@@ -102,16 +101,14 @@ async def test_every_stored_input_and_a_hostile_identity_are_escaped_on_every_co
                                       origin="digest").id
         stored[item["name"]] = (text, active, candidate)
     db.conn.commit()
-    datasette = server.build(db_path, {**server.load_metadata(), "plugins": {
-        **server.load_metadata()["plugins"], "scope-recall": {"drain_vectors": False}}})
-    await datasette.invoke_startup()
-    cookies = {"ds_actor": datasette.sign({"a": ADMIN}, "actor")}
+    datasette = await console_for(db_path)
+    admin = await logged_in(datasette, "admin")
     fetched = {}
     try:
         for name, (text, active, candidate) in stored.items():
             for path in pages(active, candidate):
                 if path not in fetched:
-                    response = await datasette.client.get(path, cookies=cookies)
+                    response = await admin.get(path)
                     assert response.status_code == 200, path
                     fetched[path] = response.text
                 page = fetched[path]

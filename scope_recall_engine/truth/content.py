@@ -1,8 +1,10 @@
-"""Memory text: what is accepted, and the normalized hash that rejection memory is keyed on."""
+"""Memory text: what is accepted, and the normalized hash that rejection memory is keyed on (plain, or under the
+store's secret for purged values)."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import unicodedata
 
@@ -48,8 +50,17 @@ def _is_edge_noise(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch).startswith("P")
 
 
+KEYED = "keyed:"  # marks a hash made under the store's secret (truth/secret.py)
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()
+
+
+def keyed_hash(value_hash: str, key: bytes) -> str:
+    """A plain content hash under the store's secret: still equal for equal values, so a tombstone keeps
+    refusing the value, but useless for testing a guess without the key."""
+    return KEYED + hmac.new(key, value_hash.encode("ascii"), hashlib.sha256).hexdigest()
 
 
 def clean_query(query: object) -> str:

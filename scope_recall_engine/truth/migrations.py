@@ -9,6 +9,9 @@ from typing import Callable
 
 import sqlite_utils
 
+from scope_recall_engine.truth import secret
+from scope_recall_engine.truth.content import KEYED, keyed_hash
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
 migration = MIGRATIONS.append
 MIGRATIONS_TABLE = "_scope_recall_migrations"
@@ -298,8 +301,37 @@ def m008_content_hash_index(db):
     """Datasette facets and the operator's "same value elsewhere?" look-ups go by content hash alone."""
     db["memories"].create_index(["content_hash"])
 
+
 def rebuild_context_index(db) -> None:
     """The context index is derived data: rebuild it from memories (backfill, doctor --repair)."""
     db.execute("DELETE FROM memories_context")
     db.execute(f"INSERT INTO memories_context(rowid, content, scope_key) "
                f"SELECT d.id, {CONTEXT_DOCUMENT.format(row='d')}, d.scope_key FROM memories d")
+
+
+@migration
+def m009_purged_hashes_under_the_store_key(db):
+    """A purged row and its tombstones kept the plain hash of the erased value, so a reader of the store could
+    confirm a guess (sha256 of the normalized text). Key them with the store's secret, as purge now does."""
+    where = {"memories": "lifecycle = 'purged'", "tombstones": "reason = 'purged'"}
+    plain = {table: db.execute(f"select id, content_hash from {table} where {condition} and content_hash not like ?",
+                               [KEYED + "%"]).fetchall() for table, condition in where.items()}
+    if not any(plain.values()):
+        return
+    key = secret.key(db, create=True)
+    for table, rows in plain.items():
+        db.conn.executemany(f"update {table} set content_hash = ? where id = ?",
+                            [(keyed_hash(value_hash, key), row_id) for row_id, value_hash in rows])
+
+
+@migration
+def m010_console_sessions(db):
+    """Operator console logins, held server-side so they expire, idle out, and end at logout or when the
+    account's password changes. Only a hash of each session's token is stored."""
+    db["console_sessions"].create(
+        {"id": str, "account": str, "actor": str, "credential": str, "address": str, "started_at": str,
+         "seen_at": str, "expires_at": str, "ended_at": str, "ended_why": str},
+        pk="id", not_null={"account", "actor", "credential", "started_at", "seen_at", "expires_at"},
+    )
+    db["console_sessions"].create_index(["account"])
+    db["console_sessions"].create_index(["expires_at"])

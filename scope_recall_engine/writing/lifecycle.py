@@ -13,6 +13,7 @@ from datetime import timedelta
 from scope_recall_engine.errors import IllegalTransition, InvalidInput, NotFound, NotPermitted, Tombstoned
 from scope_recall_engine.plugins import load_plugins
 from scope_recall_engine.truth import content as text
+from scope_recall_engine.truth import secret
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.principals import Principal
 from scope_recall_engine.truth.scope import Identity, check_target, shared_part
@@ -106,9 +107,14 @@ def _who(rule: Transition) -> str:
 
 
 def find_tombstone(db, shared_scope_id: str, content_hash: str) -> dict | None:
-    """The record of a person's no for this value in this shared scope, if there is one."""
-    rows = db["tombstones"].rows_where("shared_scope_id = ? and content_hash = ?", [shared_scope_id, content_hash],
-                                       limit=1)
+    """The record of a person's no for this value in this shared scope, if there is one: under its plain hash, or
+    under the store's key when it was purged."""
+    hashes = [content_hash]
+    if key := secret.key(db):
+        hashes.append(text.keyed_hash(content_hash, key))
+    rows = db["tombstones"].rows_where(
+        f"shared_scope_id = ? and content_hash in ({', '.join('?' for _ in hashes)})", [shared_scope_id, *hashes],
+        limit=1)
     return next(iter(rows), None)
 
 
@@ -122,14 +128,24 @@ def check_tombstone(db, shared_scope_id: str, content_hash: str) -> None:
         )
 
 
-def _tombstone(db, memory: dict, reason: str, principal: Principal, note: str | None) -> None:
-    """Remember a person's no for the memory's value and for every earlier wording of it (an edit before the
-    decision must not leave the original text free to come back)."""
-    hashes = {memory["content_hash"], *(row[0] for row in db.execute(
+def _value_hashes(db, memory: dict) -> set[str]:
+    """The memory's value and every earlier wording of it (an edit before the decision must not leave the
+    original text free to come back)."""
+    return {memory["content_hash"], *(row[0] for row in db.execute(
         "select content_hash from memory_versions where memory_id = ?", [memory["id"]]))}
-    for value_hash in sorted(hashes):
+
+
+def _tombstone(db, memory: dict, reason: str, principal: Principal, note: str | None,
+               key: bytes | None = None) -> None:
+    """Remember a person's no for each of the memory's value hashes; with ``key`` (purge) only under the key, and
+    the plain hashes of the value are dropped from the tombstones."""
+    for value_hash in sorted(_value_hashes(db, memory)):
         stone = {"shared_scope_id": memory["shared_scope_id"], "content_hash": value_hash, "reason": reason,
                  "principal": str(principal), "at": now(), "memory_id": memory["id"], "note": note}
+        if key:
+            db["tombstones"].delete_where("shared_scope_id = ? and content_hash = ?",
+                                          [stone["shared_scope_id"], value_hash])
+            stone["content_hash"] = text.keyed_hash(value_hash, key)
         if existing := find_tombstone(db, stone["shared_scope_id"], value_hash):
             db["tombstones"].update(existing["id"], stone)
         else:
@@ -338,15 +354,18 @@ def _close(db, old: dict, successor_id: int, principal: Principal, at: str, reas
 
 def purge(db, memory_id: int, principal: Principal, *, reason: str | None = None,
           scopes: tuple[str, ...] | None = None) -> dict:
-    """Erase: content and versions gone, a tombstone of the hash kept, the audit event without content."""
+    """Erase: content and versions gone, the audit event without content, and what stays of the value (the row's
+    hash, the tombstone) keyed with the store's secret, so reading the store cannot confirm a guess of it."""
     plugins = load_plugins()
     with write(db):
         memory = get_memory(db, memory_id)
         authorize("purge", principal, memory, scopes, reason=reason)
-        _tombstone(db, memory, "purged", principal, None)
+        key = secret.key(db, create=True)
+        _tombstone(db, memory, "purged", principal, check_reason("purge", reason), key)
         db["memory_versions"].delete_where("memory_id = ?", [memory_id])
         erase_sources(db, memory_id)  # the journal entries it came from; links to them are revoked everywhere
-        purged = update_memory(db, memory, lifecycle="purged", content="", previous_lifecycle=None)
+        purged = update_memory(db, memory, lifecycle="purged", content="", previous_lifecycle=None,
+                               content_hash=text.keyed_hash(memory["content_hash"], key))
         audit(db, memory, "purge", principal, from_state=memory["lifecycle"], to_state="purged", reason=reason)
         plugins.hook.purge_memory_rows(db=db, memory_id=memory_id)  # the recall ledger, and plugins' rows
     scrub(db)

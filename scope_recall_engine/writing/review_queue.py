@@ -16,12 +16,13 @@ from scope_recall_engine.errors import InvalidInput, ScopeRecallError
 from scope_recall_engine.reading.retrieval import Hit, lexical
 from scope_recall_engine.truth.principals import Principal
 from scope_recall_engine.truth.scope import label, shared_part
+from scope_recall_engine.truth.store import get_memory
 from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import journal, lifecycle
 from scope_recall_engine.writing.lifecycle import DENY, NEW, TRANSITIONS
 
 NEAREST_LIMIT = 3
-PAGE_SIZE = 50  # candidates per page: each shows evidence and twins, so a page stays readable
+PAGE_SIZE = 25  # candidates per page: each shows evidence and twins, so a page stays readable
 HUMAN_ACTIONS = tuple(action for action, rule in TRANSITIONS.items()  # what a person may do to an existing row
                       if rule.human != DENY and NEW not in rule.from_states)
 BATCH_DECISIONS = ("promote", "reject")
@@ -46,16 +47,18 @@ def waiting_scopes(db: sqlite_utils.Database) -> list[dict]:
             for scope_id, waiting, oldest in rows]
 
 
+def _waiting(scope_id: str | None) -> tuple[str, list]:
+    """The where clause of the queue: candidates, optionally of one scope."""
+    return ("lifecycle = 'candidate' and scope_id = ?", [scope_id]) if scope_id else ("lifecycle = 'candidate'", [])
+
+
 def candidates(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = PAGE_SIZE,
                after: int | None = None) -> list[dict]:
     """Candidates oldest first (the ones that waited longest are decided first), optionally of one scope.
 
     ``after`` is the id of the last candidate of the previous page: keyset paging, so deciding rows on one page
     never shifts the next page past rows nobody has seen."""
-    where, params = "lifecycle = 'candidate'", []
-    if scope_id:
-        where += " and scope_id = ?"
-        params.append(scope_id)
+    where, params = _waiting(scope_id)
     if after is not None:
         where += " and (created_at, id) > (select created_at, id from memories where id = ?)"
         params.append(after)
@@ -71,24 +74,54 @@ def nearest_active(db: sqlite_utils.Database, memory: dict, limit: int = NEAREST
 
 @dataclass
 class Page:
-    """One page of the queue, how many wait in all, the scopes they wait in, and where the next page starts
-    (None on the last page)."""
+    """One page of the queue, how many wait in all, the scopes they wait in, and where pages start: ``next_after``
+    (None on the last page), ``ahead`` (candidates before this page), ``previous_after`` (where the page before
+    starts; None is the first page) and ``starts`` (where each page starts, for page numbers)."""
 
     items: list[QueueItem]
     waiting: int
     scopes: list[dict]
     next_after: int | None
+    ahead: int = 0
+    previous_after: int | None = None
+    starts: list[int | None] = field(default_factory=lambda: [None])
+
+
+def _order(db: sqlite_utils.Database, scope_id: str | None) -> list[int]:
+    where, params = _waiting(scope_id)
+    return [row[0] for row in db.execute(f"select id from memories where {where} order by created_at, id", params)]
+
+
+def _ahead(db: sqlite_utils.Database, scope_id: str | None, after: int | None) -> int:
+    """Waiting candidates queued up to ``after`` (which may have been decided since)."""
+    if after is None:
+        return 0
+    where, params = _waiting(scope_id)
+    return db.execute(f"select count(*) from memories where {where} and (created_at, id) <= "
+                      "(select created_at, id from memories where id = ?)", [*params, after]).fetchone()[0]
 
 
 def queue(db: sqlite_utils.Database, scope_id: str | None = None, limit: int = PAGE_SIZE,
           after: int | None = None) -> Page:
     """The review queue: each waiting candidate beside its evidence and its nearest active memories."""
     rows = candidates(db, scope_id, limit + 1, after)
-    items = [QueueItem(memory=row, evidence=journal.sources(db, row["id"]), nearest=nearest_active(db, row))
-             for row in rows[:limit]]
+    items = [_item(db, row) for row in rows[:limit]]
     scopes = waiting_scopes(db)
-    waiting = sum(s["waiting"] for s in scopes if scope_id in (None, s["scope_id"]))
-    return Page(items, waiting, scopes, rows[limit - 1]["id"] if len(rows) > limit else None)
+    order = _order(db, scope_id)
+    ahead = _ahead(db, scope_id, after)
+    return Page(items, len(order), scopes, rows[limit - 1]["id"] if len(rows) > limit else None, ahead,
+                order[ahead - limit - 1] if ahead > limit else None,
+                [None, *(order[end - 1] for end in range(limit, len(order), limit))])
+
+
+def item(db: sqlite_utils.Database, memory_id: int) -> QueueItem:
+    """One memory as the review surfaces show it: its evidence and, while it waits, its likely twins."""
+    return _item(db, get_memory(db, memory_id))
+
+
+def _item(db: sqlite_utils.Database, memory: dict) -> QueueItem:
+    nearest = nearest_active(db, memory) if memory["lifecycle"] == "candidate" else []
+    return QueueItem(memory=memory, evidence=journal.sources(db, memory["id"]), nearest=nearest)
 
 
 def human_actions(memory: dict) -> list[str]:
