@@ -204,10 +204,13 @@ class Runtime:
         return sum(result.status == "journaled" for result in results)
 
     def end_session(self) -> bool:
-        """Schedule a leased digest of this user's journal in the background, only with a configured model."""
+        """Schedule a leased digest of this user's journal in the background: with the configured extractor, or
+        Hermes' own model when nothing is configured and Hermes has one to lend."""
+        from hermes_plugin import host_model
+
         if not self.primary:
             return False
-        if not self.config.digest_model:
+        if not (self.config.digest_model or self.config.digest_extractor or host_model.available()):
             logger.info("session ended; no digest model configured: the journal waits for `scope-recall digest`")
             return False
         return self.worker.submit("digest", self._digest)
@@ -215,14 +218,17 @@ class Runtime:
     def _digest(self) -> None:
         """Digest this user's journal in small committed batches until done or closing. A model that cannot run
         (unknown id, no key) or a failed run is recorded, so doctor and both status commands show it."""
+        from hermes_plugin import host_model
         from scope_recall_engine.writing import digest
 
         with self.db() as db:
             try:
-                extractor = digest.choose(None, None, self.config)
+                extractor = host_model.digest_extractor(self.config)
             except ConfigError as error:
                 digest.record_refusal(db, self.config.digest_model, error)
                 logger.warning("digest not run: %s", error)
+                return
+            if extractor is None:
                 return
             self._batch_started = time.monotonic()
             try:
