@@ -41,7 +41,8 @@ lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np we
 CANDIDATES = 50  # per lane, before ranking
 DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
-FLOOR = 0.99  # relevance a memory needs to be recalled: it out-scores 99% of the reference population
+FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
+SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
 _NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|name is|is called|is named|goes by)\s+"
@@ -267,11 +268,15 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int]) -> t
 
 
 def admissible(candidate: Candidate) -> bool:
-    """Abstention: an exact id, or a memory at the floor; one that shares no word with the query must out-score
-    every reference sentence on meaning alone (a near miss on meaning is what an unrelated message looks like)."""
+    """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
+    person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
+    with other people's); one that shares none must clear the floor and out-score every reference sentence on
+    meaning alone (a near miss on meaning is what an unrelated message looks like). An exact id always counts."""
     if "exact" in candidate.lanes:
         return True
-    return candidate.relevance >= FLOOR and (candidate.lexical_own > 0 or candidate.beyond >= MEANING_MARGIN)
+    if candidate.lexical_own > 0:
+        return candidate.relevance >= SHARED_WORDS_FLOOR
+    return candidate.relevance >= FLOOR and candidate.beyond >= MEANING_MARGIN
 
 
 def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane) -> None:
