@@ -22,7 +22,7 @@ from scope_recall_engine.reading import ledger, recall
 from scope_recall_engine.truth.principals import agent
 from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.store import connect, hermes_store
-from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.truth.visibility import View, view_of
 from scope_recall_engine.writing import journal
 
 logger = logging.getLogger("scope_recall.hermes")
@@ -180,7 +180,7 @@ class Runtime:
                 connection.close()
 
     def view(self) -> View:
-        return View(self.identity.accessible(tuple(self.config.scope_aliases)))
+        return view_of(self.identity, self.config)
 
     def prefetch(self, query: str) -> str:
         """The recall packet for the current query (plus live curated notes in single-user runtimes)."""

@@ -99,6 +99,28 @@ def versions(db) -> Check:
 
 
 @check
+def recall_reference(db) -> Check:
+    """The reference recall calibrates relevance against: shipped with the engine, loadable, of matching size."""
+    from scope_recall_engine.companion import reference, vectors
+    from scope_recall_engine.errors import ConfigError
+
+    model = vectors.model_id(db)
+    try:
+        texts, words = len(reference.population().texts), len(reference.zipf())
+        shipped = (reference.DATA / f"{model}.npy").exists()
+        detail = f"{texts} reference sentences, {words} background words"
+        if shipped:
+            reference.space(model)
+            detail += f", vectors for {model}"
+        else:
+            detail += f"; vectors for {model} are embedded at its first search and kept beside the companion"
+    except (ConfigError, OSError, ValueError) as error:
+        return Check("recall_reference", False, f"{type(error).__name__}: {error}"[:300],
+                     "reinstall scope-recall (pip install --force-reinstall scope-recall)")
+    return Check("recall_reference", True, detail)
+
+
+@check
 def vector_companion(db) -> Check:
     """The LanceDB companion agrees with truth, except for changes still queued in the outbox (converging);
     with no companion yet, every embeddable memory must at least be queued."""

@@ -254,3 +254,38 @@ def test_a_plugin_lane_adds_candidates_but_never_past_the_visibility_predicate(d
     # only the plugin lane matched "cabinet": it found alice's row; bob's and the archived row never count
     assert [hit.id for hit in result.hits] == [mine]
     assert retrieval.search(db, View(alice.accessible()), "cabinet", use_vectors=False, abstain=False).hits == []
+
+
+@pytest.fixture
+def without_reference(monkeypatch, tmp_path):
+    """The shipped reference missing (a broken install): every cache of it emptied first, and again after."""
+    from scope_recall_engine.companion import reference
+
+    def forget():
+        reference.zipf.cache_clear()
+        reference.population.cache_clear()
+        reference._SPACES.clear()
+
+    forget()
+    monkeypatch.setattr(reference, "DATA", tmp_path / "nowhere")
+    yield
+    monkeypatch.undo()
+    forget()
+
+
+def test_a_missing_reference_degrades_to_words_and_doctor_names_it(db, alice, without_reference):
+    from scope_recall_engine import doctor
+
+    ids = _fill(db, alice)
+    result = retrieval.search(db, View(alice.accessible()), "green tea")
+    assert result.degraded and "reference" in result.lanes and _ids(result)[:1] == [ids["tea"]]
+    assert retrieval.search(db, View(alice.accessible()), "capital of Australia").hits == []
+    [check] = [c for c in doctor.run(db) if c.name == "recall_reference"]
+    assert not check.ok and "reinstall" in check.repair
+
+
+def test_doctor_finds_the_shipped_reference(db):
+    from scope_recall_engine import doctor
+
+    [check] = [c for c in doctor.run(db) if c.name == "recall_reference"]
+    assert check.ok and "4000 reference sentences" in check.detail

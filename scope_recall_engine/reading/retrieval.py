@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from scope_recall_engine.companion import dense, reference
+from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -235,13 +236,20 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             for hit, similarity in lane.hits.values():
                 candidates.setdefault(hit.id, Candidate(hit)).lanes["vector"] = similarity
             _attach_dense(db, view, candidates, lane)
-    _score(db, candidates, reference.weights(terms, counts, size), lane)
+    try:
+        _score(db, candidates, reference.weights(terms, counts, size), lane)
+    except ConfigError as error:  # the reference is missing or corrupt: words alone, and the result says so
+        lanes["reference"], lane = str(error)[:200], None
+        for candidate in candidates.values():
+            candidate.lexical = candidate.lexical_own = candidate.relevance = candidate.evidence = (
+                reference.coverage(candidate.row.content, dict.fromkeys(terms, 1.0)))
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     kept = [c for c in ranked if admissible(c)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
-    return SearchResult(hits, degraded=use_vectors and lane is None, lanes=lanes, miss_reason=miss,
+    return SearchResult(hits, degraded=(use_vectors and lane is None) or "reference" in lanes, lanes=lanes,
+                        miss_reason=miss,
                         admitted=len(kept))
 
 
