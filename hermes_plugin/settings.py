@@ -13,7 +13,8 @@ from scope_recall_engine.errors import MissingKey
 from scope_recall_engine.truth.store import hermes_store
 
 CLEAR = "none"  # typed at a prompt, turns an optional setting off
-SETTINGS = ("fallback_user", "digest_model")  # what `hermes memory setup` asks; the rest lives in config.json only
+SETTINGS = ("fallback_user", "digest_extractor", "digest_model")  # what `hermes memory setup` asks; the rest
+# lives in config.json only
 
 
 def os_user() -> str:
@@ -29,11 +30,15 @@ def schema(hermes_home: str | Path) -> list[dict]:
     fields = [
         {"key": "fallback_user", "description": "User id for CLI sessions (Hermes supplies none there)",
          "default": saved.fallback_user or os_user()},
+        {"key": "digest_extractor", "description": "Digest with: rules (offline, no model), host (Hermes' own model, "
+                                                   "no extra key) or llm (the model id next); empty: Hermes' model "
+                                                   f"when it has one ('{CLEAR}' clears it)"},
         {"key": "digest_model", "description": "llm model id that turns the journal into candidate memories "
                                                f"(empty: none, nothing is digested; '{CLEAR}' turns it off)"},
     ]
-    if saved.digest_model:
-        fields[1]["default"] = saved.digest_model
+    for field in fields[1:]:
+        if getattr(saved, field["key"]):
+            field["default"] = getattr(saved, field["key"])
     return fields
 
 
@@ -45,7 +50,22 @@ def save(hermes_home: str | Path, values: dict) -> Path:
                for key, value in values.items() if key in SETTINGS}
     if changes.get("digest_model"):
         check_model(changes["digest_model"], require_key=False)  # the key may well be set after setup
+    if changes.get("digest_extractor"):
+        check_extractor(changes["digest_extractor"])
     return settings.save(path, dataclasses.replace(config, **changes))
+
+
+def check_extractor(choice: str) -> None:
+    """Refuse an extractor that is not one, and prove rules or Hermes' own model work with one short call (an llm
+    model is checked as ``digest_model``)."""
+    from hermes_plugin import host_model
+    from scope_recall_engine.errors import ConfigError
+    from scope_recall_engine.writing import digest
+
+    if choice not in digest.EXTRACTORS:
+        raise ConfigError(f"digest extractor {choice!r}: choose one of {', '.join(digest.EXTRACTORS)}")
+    if choice != "llm":
+        host_model.check(choice)
 
 
 def check_model(model_id: str, *, require_key: bool = True) -> None:

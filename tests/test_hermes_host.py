@@ -78,13 +78,14 @@ def on_terminal(args: list[str], answers: list[tuple[str, str]], env: dict, time
     return output
 
 
-def setup(home, fallback_user: str, digest_model: str, env=None) -> str:
+def setup(home, fallback_user: str, digest_model: str, env=None, extractor: str = "") -> str:
     from hermes_cli.memory_setup import _get_available_providers
 
     with host.hermes_home_env(home):
         choice = [name for name, _, _ in _get_available_providers()].index("scope-recall") + 1
     return on_terminal(["memory", "setup"], [("Choice", str(choice)), ("User id for CLI sessions", fallback_user),
-                                             ("llm model id", digest_model)], env or dict(os.environ))
+                                             ("Digest with", extractor), ("llm model id", digest_model)],
+                       env or dict(os.environ))
 
 
 def saved(home) -> config.Config:
@@ -125,6 +126,15 @@ def test_setup_shows_the_saved_settings_and_enter_keeps_them(home):
     setup(home, "bob", "gpt-4o-mini")  # its key may come later: saved, and status says what is missing
     assert (saved(home).fallback_user, saved(home).digest_model) == ("bob", "gpt-4o-mini")
     assert "[gpt-4o-mini]" in setup(home, "", "none") and saved(home).digest_model is None
+
+
+def test_setup_offers_the_extractor_and_checks_the_choice_with_a_call(home):
+    assert "Digest with: rules" in setup(home, "alice", "", extractor="rules")
+    assert saved(home).digest_extractor == "rules"  # checked: the offline extractor needs no call to succeed
+    refused = setup(home, "", "", extractor="host")  # this Hermes home has no model to lend
+    assert "Hermes has no model to lend the digest" in refused and saved(home).digest_extractor == "rules"
+    assert "digest extractor 'magic'" in setup(home, "", "", extractor="magic")
+    assert "[rules]" in setup(home, "", "") and saved(home).digest_extractor == "rules"  # Enter keeps it
 
 
 def host_user() -> str:

@@ -338,7 +338,8 @@ def test_a_prefetch_before_the_vector_lane_has_loaded_answers_lexically_at_once(
 def test_settings_hooks_never_raise_into_hermes_even_with_a_broken_settings_file(home):
     provider = load_memory_provider("scope-recall")
     fields = {field["key"]: field for field in provider.get_config_schema()}
-    assert set(fields) == {"fallback_user", "digest_model"} and "default" not in fields["digest_model"]
+    assert set(fields) == {"fallback_user", "digest_extractor", "digest_model"}
+    assert "default" not in fields["digest_model"]
     provider.save_config({"fallback_user": " erin ", "digest_model": "", "embedding_model": "x"}, str(home))
     saved = config.load(runtime.hermes_store(home))
     assert saved.fallback_user == "erin" and saved.embedding_model == FAST.embedding_model  # only what setup asks
