@@ -29,6 +29,7 @@ UNSEEN_ZIPF = 1.0  # a word the table does not know: a name, a code, a typo — 
 MAX_WEIGHT = 12.0
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Crude English suffix folding, enough to let "plays" meet "play" and "lives" or "lived" meet "live"."""
     for suffix in ("ingly", "edly", "ing", "ies", "ed", "es", "s", "ly"):
@@ -64,12 +65,19 @@ def weights(terms: list[str], store_counts: dict[str, int], store_size: int) -> 
     return blended
 
 
-def coverage(text: str, term_weights: dict[str, float]) -> float:
-    """Share of the query's weight that this text holds (word stems, or substrings of 4+ characters)."""
-    folded = text.casefold()
-    stems = {stem(word) for word in WORD.findall(folded)}
-    found = sum(w for term, w in term_weights.items() if stem(term) in stems or (len(term) >= 4 and term in folded))
+def coverage(texts: tuple[str, ...], term_weights: dict[str, float]) -> float:
+    """Share of the query's weight that these texts hold together (word stems, or substrings of 4+ characters)."""
+    stems = set().union(*(stems_of(text) for text in texts))
+    folded = [text.casefold() for text in texts]
+    found = sum(w for term, w in term_weights.items()
+                if stem(term) in stems or (len(term) >= 4 and any(term in text for text in folded)))
     return found / (sum(term_weights.values()) or 1.0)
+
+
+@functools.lru_cache(maxsize=16384)
+def stems_of(text: str) -> frozenset[str]:
+    """A memory's word stems, kept for the texts a long-lived process meets again and again."""
+    return frozenset(stem(word) for word in WORD.findall(text.casefold()))
 
 
 @dataclass(frozen=True)

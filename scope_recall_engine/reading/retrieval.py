@@ -242,7 +242,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         lanes["reference"], lane = str(error)[:200], None
         for candidate in candidates.values():
             candidate.lexical = candidate.lexical_own = candidate.relevance = candidate.evidence = (
-                reference.coverage(candidate.row.content, dict.fromkeys(terms, 1.0)))
+                reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     kept = [c for c in ranked if admissible(c)]
     shown = kept if abstain else ranked
@@ -305,8 +305,8 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
             best_meaning = (float(dense_scores.max()) - mean) / spread
     for candidate in candidates.values():
         text, embedded = candidate.row.content, bool(lane) and candidate.dense is not None
-        own = max(reference.coverage(text, weights), candidate.lanes.get("cjk", 0.0))
-        candidate.lexical = (own + reference.coverage(f"{text} {contexts.get(candidate.row.id, '')}", weights)) / 2
+        own = max(reference.coverage((text,), weights), candidate.lanes.get("cjk", 0.0))
+        candidate.lexical = (own + reference.coverage((text, contexts.get(candidate.row.id, "")), weights)) / 2
         mean, spread, population = populations[False if embedded else None]
         alone = (2 * candidate.lanes["vector"] - mean) / spread if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * own)
