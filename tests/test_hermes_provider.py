@@ -348,3 +348,18 @@ def test_settings_hooks_never_raise_into_hermes_even_with_a_broken_settings_file
     assert provider.get_config_schema() == []
     shown = provider.get_status_config({})
     assert shown["ok"].startswith("NO: cannot read") and shown["store"].startswith(str(runtime.hermes_store(home)))
+
+
+def test_prefetch_answers_a_question_about_the_one_memory_it_holds(home):
+    """Issue 10's case: one stored memory; a question naming its subject recalls it, in this user's scope only."""
+    config.save(runtime.hermes_store(home), config.Config())  # the default embedder, as a user would have it
+    ines = gateway(home, "u-ines", "c1")
+    assert tool(ines, "scope_recall_store", content="Ines plays the cello in a community orchestra.",
+                target="user")["status"] == "created"
+    assert ines._runtime.worker.wait(60)  # the background drain and warm-up, as between two turns
+    assert "cello" in ines.prefetch("Which instrument does Ines play?")
+    assert ines.prefetch("What is the capital of Australia?") == ""  # unrelated: nothing
+    other = gateway(home, "u-olga", "c1")
+    assert other.prefetch("Which instrument does Ines play?") == ""  # another user: nothing
+    for provider in (ines, other):
+        provider.shutdown()
