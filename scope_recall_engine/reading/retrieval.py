@@ -248,9 +248,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
-    return SearchResult(hits, degraded=(use_vectors and lane is None) or "reference" in lanes, lanes=lanes,
-                        miss_reason=miss,
-                        admitted=len(kept))
+    degraded = (use_vectors and lane is None) or "reference" in lanes
+    return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept))
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int]) -> tuple[dict[int, Candidate], dict]:
