@@ -72,8 +72,7 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     from scope_recall_engine.companion import embedders  # lazy: llm and the weights load on first use
 
     model, space = embedders.get_model(model_id), reference.space(model_id, directory)
-    q = np.asarray([embedders.embed_query(model, query) for query in queries], dtype=np.float32).T
-    q /= np.maximum(np.linalg.norm(q, axis=0, keepdims=True), 1e-12)
+    q = reference.unit_rows(np.asarray([embedders.embed_query(model, query) for query in queries], np.float32)).T
     parts = [vectors.scope_vectors(directory, scope, store) for scope in scopes]
     offsets, hashes, scope_ids, sims, dense, seen, paired = [], [], [], [], [], [], []
     ids = [part.ids for part in parts]
@@ -83,19 +82,25 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
         scope_ids += [scope] * len(part.hashes)
         similarity = part.matrix @ q  # rows x wordings
         with_context = np.where(part.context[:, None] >= 0, similarity[np.maximum(part.context, 0)], similarity)
-        scored = similarity + (similarity + with_context) / part.context_norm[:, None]
-        best, rows = scored.argmax(axis=1), np.arange(len(scored))
-        sims.append(similarity[rows, best])
-        dense.append(scored[rows, best])
+        cosine, evidence = _best_wording(similarity, (similarity + with_context) / part.context_norm[:, None])
+        sims.append(cosine)
+        dense.append(evidence)
         seen.append(part.active | as_of)
         paired.append(part.context >= 0)
     join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
-    similarity, with_pair = space.alone @ q, space.pairs @ q
-    best = (similarity + with_pair).argmax(axis=1)
-    rows = np.arange(len(best))
-    population = {False: 2 * similarity.max(axis=1), True: similarity[rows, best] + with_pair[rows, best]}
+    alone = space.alone @ q
+    population = {False: _best_wording(alone, alone)[1], True: _best_wording(alone, space.pairs @ q)[1]}
     return DenseScores(join(ids, np.int64), offsets, hashes, scope_ids, join(sims, np.float32),
                        join(dense, np.float32), join(seen, bool), join(paired, bool), population)
+
+
+def _best_wording(alone: "np.ndarray", paired: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+    """Per row (rows x wordings), the wording that scores it best: its cosine alone and D = alone + paired."""
+    import numpy as np
+
+    scored = alone + paired
+    best, rows = scored.argmax(axis=1), np.arange(len(scored))
+    return alone[rows, best], scored[rows, best]
 
 
 _WARMED: set[tuple[str, str]] = set()
@@ -157,24 +162,18 @@ def _catch_up(db, view: View) -> str | None:
     return None
 
 
-def _warming(db) -> bool:
-    if not vectors.exists(db):
-        return False
-    warming = _WARMING.get((str(vectors.index_dir(db)), vectors.model_id(db)))
-    return warming is not None and not warming.is_set()
-
-
 def lane(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S
          ) -> tuple[VectorLane | None, str]:
     """Dense scores for the view's scopes within ``budget`` seconds (for one query, or its best of a few
     wordings); the best rows re-verified against truth."""
     try:
-        if _warming(db):  # before catching up: embedding would wait for the same loads
+        model_id, directory = vectors.model_id(db), vectors.index_dir(db)
+        warming = _WARMING.get((str(directory), model_id))
+        if warming is not None and not warming.is_set():  # before catching up: it would wait for the same loads
             return None, "warming up: the embedder and the vector index are still loading"
         behind = _catch_up(db, view)
         if not vectors.exists(db):
             return None, "no vector index yet (nothing embedded; run: scope-recall index drain)"
-        model_id, directory = vectors.model_id(db), vectors.index_dir(db)
         _warm(directory, model_id)
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
                               [queries] if isinstance(queries, str) else queries, view.at is not None)

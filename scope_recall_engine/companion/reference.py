@@ -1,5 +1,5 @@
 """The fixed reference recall calibrates against, so that relevance means the same in a store of 1 memory and
-of 100,000: 3,000 generic memory-like sentences about made-up people (``reference/sentences.txt``, with their
+of 100,000: 4,000 generic memory-like sentences about made-up people (``reference/sentences.txt``, with their
 vectors for the default embedder) and a background word-frequency table (``reference/zipf-en.tsv``).
 
 A term's weight blends that background with the store's own counts (a rare word is rare in the language before
@@ -97,7 +97,7 @@ def population() -> Population:
         raise ConfigError(f"the recall reference {path} is missing ({error}): reinstall scope-recall") from None
     index: dict[str, list[int]] = {}
     for n, text in enumerate(texts):
-        for word in {stem(w) for w in WORD.findall(text.casefold())}:
+        for word in stems_of(text):
             index.setdefault(word, []).append(n)
     return Population(texts, {word: np.asarray(rows) for word, rows in index.items()})
 
@@ -123,7 +123,7 @@ class Space:
     pairs: "np.ndarray"  # each sentence with the next one: the reference for memories scored with a context memory
 
 
-def _unit_rows(matrix: "np.ndarray") -> "np.ndarray":
+def unit_rows(matrix: "np.ndarray") -> "np.ndarray":
     import numpy as np
 
     return matrix / np.maximum(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12)
@@ -145,11 +145,11 @@ def space(model_id: str, cache_dir: Path | None = None) -> Space:
         else:
             from scope_recall_engine.companion import embedders
 
-            matrix = _unit_rows(np.asarray(embedders.embed_passages(embedders.get_model(model_id),
+            matrix = unit_rows(np.asarray(embedders.embed_passages(embedders.get_model(model_id),
                                                                     population().texts), dtype=np.float32))
             if cached is not None:
                 np.save(cached, matrix.astype(np.float16))
         if matrix.shape[0] != len(population().texts):
             raise ConfigError(f"the recall reference vectors {path} do not match its sentences: reinstall")
-        _SPACES[model_id] = Space(matrix, _unit_rows(matrix + np.roll(matrix, 1, axis=0)))
+        _SPACES[model_id] = Space(matrix, unit_rows(matrix + np.roll(matrix, 1, axis=0)))
     return _SPACES[model_id]

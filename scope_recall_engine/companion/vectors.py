@@ -96,6 +96,11 @@ def _meta(db) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
+def _model_changed(db, model: str) -> bool:
+    """The companion was built with another embedding model than config.json names now."""
+    return exists(db) and _meta(db).get("model") != model
+
+
 def _connect(db):
     return connect_dir(index_dir(db))
 
@@ -309,7 +314,7 @@ def _forget(db, memory_id: int) -> bool:
 def drain(db, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> DrainResult:
     """Apply pending outbox intents (oldest first). Safe to run from several processes at once."""
     model = model_id(db)
-    if exists(db) and _meta(db).get("model") != model:
+    if _model_changed(db, model):
         return rebuild(db, progress=progress)
     result, erased, done = DrainResult(), set(), 0
     while limit is None or done < limit:
@@ -342,8 +347,8 @@ def catch_up(db, ids: list[int]) -> DrainResult:
     """Apply the outbox for a few rows now, so a search sees what was just written (read-your-writes). Raises
     Busy when another process is writing the companion: its drain will carry these rows too."""
     result, model = DrainResult(), model_id(db)
-    if exists(db) and _meta(db).get("model") != model:
-        return result  # the embedding model changed: a full drain rebuilds the companion
+    if _model_changed(db, model):
+        return result  # a full drain rebuilds the companion
     if _apply(db, ids, model, result):
         scrub(db)
     return result

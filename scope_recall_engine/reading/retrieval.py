@@ -233,9 +233,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if use_vectors:
         lane, lanes["vector"] = dense.lane(db, view, wordings(query, names, common), budget)
         if lane:
-            for hit, similarity in lane.hits.values():
-                candidates.setdefault(hit.id, Candidate(hit)).lanes["vector"] = similarity
-            _attach_dense(db, view, candidates, lane)
+            for hit, _ in lane.hits.values():
+                candidates.setdefault(hit.id, Candidate(hit))
+            _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
     try:
         _score(db, candidates, reference.weights(terms, counts, size), lane)
     except ConfigError as error:  # the reference is missing or corrupt: words alone, and the result says so
