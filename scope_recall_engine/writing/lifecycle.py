@@ -86,8 +86,9 @@ def check_reason(action: str, reason: str | None) -> str | None:
 
 
 def authorize(action: str, principal: Principal, memory: dict | None = None,
-              scopes: tuple[str, ...] | None = None, reason: str | None = None) -> None:
-    """Raise unless ``principal`` may apply ``action`` to ``memory`` (None for a new memory) with ``reason``."""
+              scopes: tuple[str, ...] | None = None, reason: str | None = None) -> str | None:
+    """Raise unless ``principal`` may apply ``action`` to ``memory`` (None for a new memory) with ``reason``;
+    return the reason as it is recorded (``check_reason``)."""
     rule = TRANSITIONS[action]
     permission = getattr(rule, principal.kind)
     if permission == DENY:
@@ -99,7 +100,7 @@ def authorize(action: str, principal: Principal, memory: dict | None = None,
     if state not in rule.from_states:
         allowed = ", ".join(s or "new" for s in rule.from_states)
         raise IllegalTransition(f"cannot {action} memory {memory['id']}: it is {state}; {action} applies to: {allowed}")
-    check_reason(action, reason)
+    return check_reason(action, reason)
 
 
 def _who(rule: Transition) -> str:
@@ -240,8 +241,7 @@ def extract(db, scope_id: str, target: str, content: str, principal: Principal, 
 
 
 def _transition(db, action: str, memory: dict, principal: Principal, scopes, reason, **changes) -> dict:
-    authorize(action, principal, memory, scopes, reason)
-    reason = check_reason(action, reason)
+    reason = authorize(action, principal, memory, scopes, reason)
     updated = update_memory(db, memory, **changes)
     audit(db, memory, action, principal, from_state=memory["lifecycle"], to_state=updated["lifecycle"],
           reason=reason)
@@ -359,9 +359,9 @@ def purge(db, memory_id: int, principal: Principal, *, reason: str | None = None
     plugins = load_plugins()
     with write(db):
         memory = get_memory(db, memory_id)
-        authorize("purge", principal, memory, scopes, reason=reason)
+        note = authorize("purge", principal, memory, scopes, reason=reason)
         key = secret.key(db, create=True)
-        _tombstone(db, memory, "purged", principal, check_reason("purge", reason), key)
+        _tombstone(db, memory, "purged", principal, note, key)
         db["memory_versions"].delete_where("memory_id = ?", [memory_id])
         erase_sources(db, memory_id)  # the journal entries it came from; links to them are revoked everywhere
         purged = update_memory(db, memory, lifecycle="purged", content="", previous_lifecycle=None,
