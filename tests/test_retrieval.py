@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, vectors
-from scope_recall_engine.reading import retrieval
+from scope_recall_engine.reading import intent, retrieval
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import lifecycle
@@ -289,3 +289,24 @@ def test_doctor_finds_the_shipped_reference(db):
 
     [check] = [c for c in doctor.run(db) if c.name == "recall_reference"]
     assert check.ok and "4000 reference sentences" in check.detail
+
+
+@pytest.mark.parametrize(("message", "asks"), [
+    ("suggest something quick for dinner", True), ("should I run a hilly trail this weekend?", True),
+    ("draft a note to my boss", True), ("any book recommendations?", True), ("I\u2019m exhausted", True),
+    ("what's the capital of Australia?", False), ("explain how binary search works", False),
+    ("how do I bake sourdough bread", False), ("tell me a joke", False), ("who painted the Mona Lisa?", False),
+])
+def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
+    assert intent.asks_for_context(message) is asks
+
+
+def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_general_question_is_not(db, alice):
+    ids = _fill(db, alice)
+    view = View(alice.accessible())
+    asked = retrieval.search(db, view, "suggest something quick for dinner tonight")
+    assert _ids(asked)[:1] == [ids["food"]] and retrieval.CONTEXT_FLOOR <= asked[0].score < retrieval.FLOOR
+    # the same words without the request: the same memory stays below the floor for shared-nothing rows
+    assert retrieval.search(db, view, "quick dinner tonight").hits == []
+    for question in ("what's the capital of Australia?", "explain how photosynthesis works"):
+        assert retrieval.search(db, view, question).hits == [], question

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
+from scope_recall_engine.reading.intent import asks_for_context
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -45,6 +46,7 @@ LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much 
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
+CONTEXT_FLOOR = 0.95  # for a message that asks for the user's context (intent.py): among a person's most related
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
 _NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|name is|is called|is named|goes by)\s+"
                     r"([A-Z][\w'-]+)", re.IGNORECASE)
@@ -244,7 +246,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             candidate.lexical = candidate.lexical_own = candidate.relevance = candidate.evidence = (
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
-    kept = [c for c in ranked if admissible(c)]
+    floor = CONTEXT_FLOOR if asks_for_context(query) else None
+    kept = [c for c in ranked if admissible(c, floor)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
@@ -274,12 +277,14 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int]) -> t
     return candidates, lanes
 
 
-def admissible(candidate: Candidate) -> bool:
+def admissible(candidate: Candidate, context_floor: float | None = None) -> bool:
     """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
     person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
     with other people's); one that shares none must clear the floor and out-score every reference sentence on
-    meaning alone (a near miss on meaning is what an unrelated message looks like). An exact id always counts."""
-    if "exact" in candidate.lanes:
+    meaning alone (a near miss on meaning is what an unrelated message looks like). A message that asks for the
+    user's own context (``context_floor``) needs less: a plan or a recommendation rests on facts that share
+    neither words nor much meaning with it. An exact id always counts."""
+    if "exact" in candidate.lanes or (context_floor is not None and candidate.relevance >= context_floor):
         return True
     if candidate.lexical_own > 0:
         return candidate.relevance >= SHARED_WORDS_FLOOR

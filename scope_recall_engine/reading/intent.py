@@ -1,0 +1,24 @@
+"""What a message asks for: whether answering it well depends on who is asking.
+
+A plan, a recommendation, a draft for "my boss" or "should I ...?" needs the user's own context (a diet, an
+injury, a manager's name) even when it shares no word with the memory that holds it; a trivia or how-to question
+("capital of Australia", "explain binary search") rarely does. Recall uses this to choose its abstention floor:
+a message that asks for the user's context may be answered with a memory that is merely among the most related of
+a typical person's memories, one that does not must be recalled on much stronger evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+_OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|us)\b",
+                  re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
+_ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should)\b", re.IGNORECASE)
+_APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
+_HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
+
+
+def asks_for_context(message: str) -> bool:
+    """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
+    message = _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))
+    return bool(_OWN.search(message) or _ASKS.search(message))
