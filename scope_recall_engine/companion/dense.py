@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -162,32 +163,58 @@ def _catch_up(db, view: View) -> str | None:
     return None
 
 
-def lane(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S
-         ) -> tuple[VectorLane | None, str]:
-    """Dense scores for the view's scopes within ``budget`` seconds (for one query, or its best of a few
-    wordings); the best rows re-verified against truth."""
+@dataclass
+class Pending:
+    """A dense lane started on the worker thread; the caller runs its lexical lanes meanwhile."""
+
+    model: str = ""
+    future: Future | None = None
+    deadline: float = 0.0
+    budget: float = VECTOR_BUDGET_S
+    status: str = "ok"  # why there is no future, or what catching up left behind
+
+
+def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S) -> Pending:
+    """Catch up the view's waiting rows, then score its scopes on the worker thread (embedding the query, for one
+    wording or its best of a few) while the caller goes on; ``finish`` collects it within ``budget`` seconds."""
     try:
         model_id, directory = vectors.model_id(db), vectors.index_dir(db)
         warming = _WARMING.get((str(directory), model_id))
         if warming is not None and not warming.is_set():  # before catching up: it would wait for the same loads
-            return None, "warming up: the embedder and the vector index are still loading"
+            return Pending(status="warming up: the embedder and the vector index are still loading")
         behind = _catch_up(db, view)
         if not vectors.exists(db):
-            return None, "no vector index yet (nothing embedded; run: scope-recall index drain)"
+            return Pending(status="no vector index yet (nothing embedded; run: scope-recall index drain)")
         _warm(directory, model_id)
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
                               [queries] if isinstance(queries, str) else queries, view.at is not None)
-        scores = future.result(timeout=budget)
-    except FutureTimeout:
-        return None, f"timed out after {budget:.2f}s"
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
+        return Pending(status=f"{type(error).__name__}: {error}"[:200])
+    return Pending(model_id, future, time.monotonic() + budget, budget, behind or "ok")
+
+
+def finish(db, view: View, pending: Pending) -> tuple[VectorLane | None, str]:
+    """The started lane's scores, if they came within its budget; the best rows re-verified against truth."""
+    if pending.future is None:
+        return None, pending.status
+    try:
+        scores = pending.future.result(timeout=max(0.0, pending.deadline - time.monotonic()))
+    except FutureTimeout:
+        return None, f"timed out after {pending.budget:.2f}s"
+    except Exception as error:
         return None, f"{type(error).__name__}: {error}"[:200]
     import numpy as np  # here, not above: a warm-up thread may hold the import lock while the lane is skipped
 
     ranked = np.flatnonzero(scores.seen)
     best = ranked[np.argsort(-scores.dense[ranked], kind="stable")[:CANDIDATES]]
     top = [int(memory_id) for memory_id in scores.ids[best]]
-    return VectorLane(model_id, verify(db, view, top, scores), scores), behind or "ok"
+    return VectorLane(pending.model, verify(db, view, top, scores), scores), pending.status
+
+
+def lane(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S
+         ) -> tuple[VectorLane | None, str]:
+    """Dense scores for the view's scopes within ``budget`` seconds, started and collected at once."""
+    return finish(db, view, start(db, view, queries, budget))
 
 
 def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tuple[Hit, float]]:

@@ -230,10 +230,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     counts, size = document_counts(db, view, [t for t in words if not _CJK.search(t)]), view_size(db, view)
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
-    candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms})
+    pending = dense.start(db, view, wordings(query, names, common), budget) if use_vectors else None
+    candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms})  # meanwhile
     lane = None
-    if use_vectors:
-        lane, lanes["vector"] = dense.lane(db, view, wordings(query, names, common), budget)
+    if pending is not None:
+        lane, lanes["vector"] = dense.finish(db, view, pending)
         if lane:
             for hit, _ in lane.hits.values():
                 candidates.setdefault(hit.id, Candidate(hit))
