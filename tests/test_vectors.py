@@ -174,7 +174,7 @@ def test_a_table_whose_creation_was_killed_is_recreated_by_the_next_write(hashed
     from scope_recall_engine.truth.visibility import View
 
     ids = _store(hashed, alice, ["alice drinks green tea", "alice owns a red bicycle"])
-    vectors._create(hashed, embedders.HASH_MODEL_ID, 8)
+    vectors._create(hashed, embedders.HASH_MODEL_ID, 8, terms=False)
     # SIGKILL inside create_table: the table's directory exists, but no version was committed
     shutil.rmtree(vectors.index_dir(hashed) / f"{vectors.TABLE}.lance" / "_versions")
     assert vectors._table(hashed) is None

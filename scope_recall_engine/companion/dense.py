@@ -10,7 +10,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from scope_recall_engine.companion import reference, vectors
@@ -23,6 +23,7 @@ CANDIDATES = 50  # best rows re-verified against truth
 VECTOR_BUDGET_S = 0.5  # embedding + LanceDB; past it the vector lane is dropped and the result says degraded
 CATCH_UP_ROWS = 16  # rows a search embeds itself when they wait in the outbox (read-your-writes)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
+_TERMS_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latent-terms")  # beside the query's vector
 
 
 @dataclass
@@ -40,6 +41,9 @@ class DenseScores:
     seen: "np.ndarray"  # rows whose lifecycle the view can see
     paired: "np.ndarray"  # rows scored with a context memory
     reference: dict[bool, "np.ndarray"]  # D of each reference sentence, alone (False) and paired with another
+    query_terms: "np.ndarray | None" = None  # the query's latent terms over the whole feature space, if any
+    part_terms: list = field(default_factory=list)  # per scope: its rows' (terms, weights), or None
+    reference_terms: "np.ndarray | None" = None  # each reference sentence's latent-term overlap with the query
 
     def at(self, memory_id: int) -> int | None:
         """The row of a memory id among all scopes' rows (each scope's map was built once, when it loaded)."""
@@ -48,13 +52,22 @@ class DenseScores:
                 return offset + row
         return None
 
-    def of(self, memory_id: int, content_hash: str) -> tuple[float, float, bool] | None:
-        """(cosine, D, paired with a context memory) for a row, only if the companion holds the same text as
-        truth."""
+    def of(self, memory_id: int, content_hash: str) -> tuple[float, float, bool, float | None] | None:
+        """(cosine, D, paired with a context memory, latent-term overlap or None) for a row, only if the companion
+        holds the same text as truth."""
         at = self.at(memory_id)
         if at is None or self.hashes[at] != content_hash:
             return None
-        return float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at])
+        return float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(memory_id)
+
+    def _terms(self, memory_id: int) -> float | None:
+        """Computed for the few rows a search scores, not for every row of the scopes."""
+        for (_, position), kept in zip(self.parts, self.part_terms):
+            row = position.get(memory_id)
+            if row is not None and kept is not None and self.query_terms is not None:
+                terms, weights = kept
+                return float(reference.terms_similarity(self.query_terms, terms[row:row + 1], weights[row:row + 1])[0])
+        return None
 
 
 @dataclass
@@ -64,10 +77,23 @@ class VectorLane:
     scores: DenseScores
 
 
+def _query_terms(model_id: str, query: str) -> "np.ndarray":
+    """The query's latent terms as one vector over the whole feature space (terms thread, no SQLite)."""
+    import numpy as np
+
+    from scope_recall_engine.companion import embedders
+
+    (features, weights), = embedders.latent_terms(embedders.get_model(model_id), [query])
+    spread = np.zeros(embedders.TERMS_SPACE, np.float32)
+    spread[features] = weights
+    return spread
+
+
 def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], queries: list[str],
-                  as_of: bool) -> DenseScores:
+                  as_of: bool, terms: Future | None = None) -> DenseScores:
     """Worker thread (no SQLite): embed the query (each wording; a row scores its best), score every cached row of
-    the scopes and the reference."""
+    the scopes and the reference; then collect the query's latent terms from ``terms`` and score the reference
+    on them (rows are scored on them lazily, see ``DenseScores.of``)."""
     import numpy as np
 
     from scope_recall_engine.companion import embedders  # lazy: llm and the weights load on first use
@@ -91,8 +117,13 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
     alone = space.alone @ q
     population = {False: _best_wording(alone, alone)[1], True: _best_wording(alone, space.pairs @ q)[1]}
-    return DenseScores(join(ids, np.int64), offsets, hashes, scope_ids, join(sims, np.float32),
-                       join(dense, np.float32), join(seen, bool), join(paired, bool), population)
+    scores = DenseScores(join(ids, np.int64), offsets, hashes, scope_ids, join(sims, np.float32),
+                         join(dense, np.float32), join(seen, bool), join(paired, bool), population)
+    if terms is not None and space.terms is not None:
+        scores.query_terms = terms.result()
+        scores.part_terms = [None if part.terms is None else (part.terms, part.weights) for part in parts]
+        scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
+    return scores
 
 
 def _best_wording(alone: "np.ndarray", paired: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
@@ -186,8 +217,12 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
         if not vectors.exists(db):
             return Pending(status="no vector index yet (nothing embedded; run: scope-recall index drain)")
         _warm(directory, model_id)
+        from scope_recall_engine.companion import embedders
+
+        queries = [queries] if isinstance(queries, str) else queries
+        terms = _TERMS_POOL.submit(_query_terms, model_id, queries[-1]) if embedders.offers_terms(model_id) else None
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
-                              [queries] if isinstance(queries, str) else queries, view.at is not None)
+                              queries, view.at is not None, terms)
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
         return Pending(status=f"{type(error).__name__}: {error}"[:200])
     return Pending(model_id, future, time.monotonic() + budget, budget, behind or "ok")

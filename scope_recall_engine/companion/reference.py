@@ -121,6 +121,13 @@ class Space:
 
     alone: "np.ndarray"  # each sentence, unit vectors
     pairs: "np.ndarray"  # each sentence with the next one: the reference for memories scored with a context memory
+    terms: "np.ndarray | None" = None  # each sentence's latent terms (sentences x TERMS), for models that have them
+    weights: "np.ndarray | None" = None
+
+
+def terms_similarity(query: "np.ndarray", terms: "np.ndarray", weights: "np.ndarray") -> "np.ndarray":
+    """Each row's latent-term overlap with the query (the query's terms spread over the whole feature space)."""
+    return (query[terms] * weights).sum(axis=1)
 
 
 def unit_rows(matrix: "np.ndarray") -> "np.ndarray":
@@ -151,5 +158,37 @@ def space(model_id: str, cache_dir: Path | None = None) -> Space:
                 np.save(cached, matrix.astype(np.float16))
         if matrix.shape[0] != len(population().texts):
             raise ConfigError(f"the recall reference vectors {path} do not match its sentences: reinstall")
-        _SPACES[model_id] = Space(matrix, unit_rows(matrix + np.roll(matrix, 1, axis=0)))
+        _SPACES[model_id] = Space(matrix, unit_rows(matrix + np.roll(matrix, 1, axis=0)),
+                                  *_reference_terms(model_id, cache_dir))
     return _SPACES[model_id]
+
+
+def _reference_terms(model_id: str, cache_dir: Path | None) -> tuple:
+    """The reference's latent terms for a model that has them (shipped for the default model, else computed once
+    and kept beside the companion), or (None, None)."""
+    import numpy as np
+
+    from scope_recall_engine.companion import embedders
+
+    if not embedders.offers_terms(model_id):
+        return None, None
+    shipped = DATA / f"{model_id}.terms.npz"
+    cached = cache_dir / f"reference-{model_id}.terms.npz" if cache_dir else None
+    path = shipped if shipped.exists() else cached
+    if path is not None and path.exists():
+        try:
+            with np.load(path) as stored:
+                terms, weights = stored["terms"].astype(np.int64), stored["weights"].astype(np.float32)
+        except (OSError, ValueError, KeyError) as error:
+            raise ConfigError(f"the recall reference terms {path} are corrupt ({error}): reinstall") from None
+    else:
+        found = embedders.latent_terms(embedders.get_model(model_id), population().texts)
+        width = max(len(features) for features, _ in found)
+        terms, weights = np.zeros((len(found), width), np.int64), np.zeros((len(found), width), np.float32)
+        for n, (features, values) in enumerate(found):
+            terms[n, :len(features)], weights[n, :len(values)] = features, values
+        if cached is not None:
+            np.savez_compressed(cached, terms=terms.astype(np.uint16), weights=weights.astype(np.float16))
+    if terms.shape[0] != len(population().texts):
+        raise ConfigError(f"the recall reference terms {path} do not match its sentences: reinstall")
+    return terms, weights

@@ -97,8 +97,12 @@ def _meta(db) -> dict:
 
 
 def _model_changed(db, model: str) -> bool:
-    """The companion was built with another embedding model than config.json names now."""
-    return exists(db) and _meta(db).get("model") != model
+    """The companion was built with another embedding model than config.json names now (or without the latent
+    terms this model offers)."""
+    from scope_recall_engine.companion import embedders
+
+    meta = exists(db) and _meta(db)
+    return bool(meta) and (meta.get("model") != model or bool(meta.get("terms")) != embedders.offers_terms(model))
 
 
 def _connect(db):
@@ -128,17 +132,18 @@ def _open(connection):
         return None
 
 
-def _create(db, model: str, dimensions: int):
+def _create(db, model: str, dimensions: int, terms: bool):
     import pyarrow as pa
 
     schema = pa.schema([
         ("id", pa.int64()), ("scope_id", pa.string()), ("lifecycle", pa.string()),
         ("content_hash", pa.string()), ("generation", pa.int64()), ("model", pa.string()),
         ("vector", pa.list_(pa.float32(), dimensions)),
+        *([("terms", pa.list_(pa.uint16())), ("weights", pa.list_(pa.float32()))] if terms else []),
     ])
     # the model first: a kill between the two leaves a named model and no table, which the next drain creates
     connection, staged = _connect(db), index_dir(db) / "index.json.tmp"
-    staged.write_text(json.dumps({"model": model, "dimensions": dimensions}) + "\n")
+    staged.write_text(json.dumps({"model": model, "dimensions": dimensions, "terms": terms}) + "\n")
     staged.replace(index_dir(db) / "index.json")  # atomic: a kill never leaves half a file
     return connection.create_table(TABLE, schema=schema, mode="overwrite")
 
@@ -155,13 +160,28 @@ def _indexed(table, ids: list[int], columns: list[str]) -> dict[int, dict]:
     return {row["id"]: row for row in rows}
 
 
-def _reusable(table, hashes: set[str], model: str) -> dict[str, list[float]]:
-    """Vectors already computed for the same text (same hash, same model), e.g. a value stored in two scopes."""
+def _embedded(table) -> list[str]:
+    """The columns a row's embedding lives in: its vector, and its latent terms when the companion keeps them."""
+    return ["vector", "terms", "weights"] if "terms" in table.schema.names else ["vector"]
+
+
+def _reusable(table, hashes: set[str], model: str) -> dict[str, dict]:
+    """Embeddings already computed for the same text (same hash, same model), e.g. a value stored in two scopes."""
     if table is None or not hashes:
         return {}
     rows = (table.search().where(f"{_in('content_hash', hashes)} AND {_in('model', [model])}")
-            .select(["content_hash", "vector"]).limit(len(hashes) * 4).to_list())
-    return {row["content_hash"]: list(row["vector"]) for row in rows}
+            .select(["content_hash", *_embedded(table)]).limit(len(hashes) * 4).to_list())
+    return {row.pop("content_hash"): row for row in rows}
+
+
+def _embed(model: str, texts: list[str]) -> list[dict]:
+    """Each text's vector, and its latent terms when the model has them."""
+    from scope_recall_engine.companion import embedders
+
+    embedder = embedders.get_model(model)
+    vectors, terms = embedders.embed_passages(embedder, texts), embedders.latent_terms(embedder, texts)
+    return [{"vector": vector, **({"terms": terms[n][0], "weights": terms[n][1]} if terms else {})}
+            for n, vector in enumerate(vectors)]
 
 
 def _apply(db, ids: list[int], model: str, result: DrainResult) -> set[int]:
@@ -171,24 +191,23 @@ def _apply(db, ids: list[int], model: str, result: DrainResult) -> set[int]:
             or truth[i]["target"] in UNEMBEDDED_TARGETS]
     wanted = [truth[i] for i in ids if i not in gone]
     table = _table(db)
-    current = _indexed(table, [row["id"] for row in wanted], ["content_hash", "model", "vector"])
-    vectors = {row["content_hash"]: list(current[row["id"]]["vector"]) for row in wanted
+    embedded = _embedded(table) if table is not None else []
+    current = _indexed(table, [row["id"] for row in wanted], ["content_hash", "model", *embedded])
+    vectors = {row["content_hash"]: {column: current[row["id"]][column] for column in embedded} for row in wanted
                if row["id"] in current and current[row["id"]]["model"] == model}
     vectors |= _reusable(table, {row["content_hash"] for row in wanted} - set(vectors), model)
     result.reused += sum(1 for row in wanted if row["content_hash"] in vectors)
     fresh = {row["content_hash"]: row["content"] for row in wanted if row["content_hash"] not in vectors}
     if fresh:
-        from scope_recall_engine.companion import embedders
-
-        computed = embedders.embed_passages(embedders.get_model(model), list(fresh.values()))
-        vectors |= dict(zip(fresh, computed))
+        vectors |= dict(zip(fresh, _embed(model, list(fresh.values()))))
         result.embedded += len(fresh)
     if wanted and table is None:
-        table = _create(db, model, len(next(iter(vectors.values()))))
+        first = next(iter(vectors.values()))
+        table = _create(db, model, len(first["vector"]), "terms" in first)
     if wanted:
         records = [{"id": row["id"], "scope_id": row["scope_id"], "lifecycle": row["lifecycle"],
                     "content_hash": row["content_hash"], "generation": row["generation"], "model": model,
-                    "vector": vectors[row["content_hash"]]} for row in wanted]
+                    **vectors[row["content_hash"]]} for row in wanted]
         table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(records)
         result.upserted += len(records)
     erased = set(_indexed(table, gone, []))
@@ -361,21 +380,22 @@ def bulk_load(db, texts: list[str]) -> int:
     import numpy as np
     import pyarrow as pa
 
-    from scope_recall_engine.companion import embedders
-
     model = model_id(db)
-    computed = embedders.embed_passages(embedders.get_model(model), texts)
+    computed = _embed(model, texts)
     by_hash = {content_hash(t): i for i, t in enumerate(texts)}
     rows = [row for row in _embeddable(db) if row[3] in by_hash]
-    matrix = np.asarray(computed, dtype=np.float32)[[by_hash[row[3]] for row in rows]]
-    columns = list(zip(*rows)) if rows else [[]] * 5
+    chosen = [computed[by_hash[row[3]]] for row in rows]
+    matrix = np.asarray([row["vector"] for row in chosen], dtype=np.float32).reshape(len(rows), -1)
+    columns, terms = (list(zip(*rows)) if rows else [[]] * 5), "terms" in computed[0]
     data = pa.table({
         "id": pa.array(columns[0], pa.int64()), "scope_id": pa.array(columns[1], pa.string()),
         "lifecycle": pa.array(columns[2], pa.string()), "content_hash": pa.array(columns[3], pa.string()),
         "generation": pa.array(columns[4], pa.int64()), "model": pa.array([model] * len(rows), pa.string()),
         "vector": pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel(), pa.float32()), matrix.shape[1]),
+        **({"terms": pa.array([row["terms"] for row in chosen], pa.list_(pa.uint16())),
+            "weights": pa.array([row["weights"] for row in chosen], pa.list_(pa.float32()))} if terms else {}),
     })
-    table = _create(db, model, matrix.shape[1])
+    table = _create(db, model, matrix.shape[1], terms)
     table.add(data)
     ensure_indexes(table)
     return len(rows)
@@ -448,6 +468,8 @@ class ScopeVectors:
     matrix: "np.ndarray"  # unit vectors, one row per id
     context: "np.ndarray"  # position of each row's context row, or -1
     context_norm: "np.ndarray"  # |v + v_context|, so cos(q, mean of both) needs no extra product
+    terms: "np.ndarray | None" = None  # latent terms per row (rows x TERMS feature ids, zero-padded), if kept
+    weights: "np.ndarray | None" = None  # ... and their weights (0 where padded)
 
 
 _SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict()  # least recently used first
@@ -470,7 +492,7 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
                 _SCOPES.move_to_end(key)
         return cached[1]
     data = (table.search().where(f"{_in('scope_id', [scope_id])} AND {_in('lifecycle', LOADED_STATES)}")
-            .select(["id", "content_hash", "lifecycle", "vector"]).limit(None).to_arrow())
+            .select(["id", "content_hash", "lifecycle", *_embedded(table)]).limit(None).to_arrow())
     ids = data["id"].to_numpy()
     width = data.schema.field("vector").type.list_size
     matrix = data["vector"].combine_chunks().values.to_numpy().reshape(len(ids), width)
@@ -480,13 +502,27 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
     paired = np.where(context[:, None] >= 0, matrix + matrix[np.maximum(context, 0)], 2 * matrix)
     active = np.array([state == "active" for state in data["lifecycle"].to_pylist()], dtype=bool)
     vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, context,
-                           np.linalg.norm(paired, axis=1))
+                           np.linalg.norm(paired, axis=1), *_padded_terms(data))
     with _LOCK:
         _SCOPES[key] = (current, vectors)
         _SCOPES.move_to_end(key)
         while len(_SCOPES) > CACHED_SCOPES:
             _SCOPES.popitem(last=False)
     return vectors
+
+
+def _padded_terms(data) -> tuple:
+    """The rows' latent terms as two rows x TERMS arrays (feature ids, weights; zero-padded), or (None, None)."""
+    import numpy as np
+
+    if "terms" not in data.schema.names:
+        return None, None
+    terms, weights = data["terms"].to_pylist(), data["weights"].to_pylist()
+    width = max((len(row) for row in terms), default=0) or 1
+    ids, values = np.zeros((len(terms), width), np.int64), np.zeros((len(terms), width), np.float32)
+    for n, (row, weight) in enumerate(zip(terms, weights)):
+        ids[n, :len(row)], values[n, :len(weight)] = row, weight
+    return ids, values
 
 
 def _open_table(directory: Path):

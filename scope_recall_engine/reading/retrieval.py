@@ -43,10 +43,11 @@ lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np we
 CANDIDATES = 50  # per lane, before ranking
 DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
+TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
-CONTEXT_FLOOR = 0.95  # for a message that asks for the user's context (intent.py): among a person's most related
+CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
 _NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|name is|is called|is named|goes by)\s+"
                     r"([A-Z][\w'-]+)", re.IGNORECASE)
@@ -82,6 +83,7 @@ class Candidate:
     lexical_own: float = 0.0  # ... in the text alone
     dense: float | None = None  # D = cos(q, text) + cos(q, text with its context), when embedded
     paired: bool = False  # D was taken with a context memory
+    terms: float | None = None  # latent-term overlap with the query, when the model has latent terms
     evidence: float = 0.0  # for ranking: z(D) against the reference + LEXICAL_WEIGHT * lexical
     relevance: float = 0.0  # share of the reference population this memory's own text out-scores
     beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
@@ -303,22 +305,34 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     words = LEXICAL_WEIGHT * reference.lexical(weights)
     populations = {None: (0.0, 1.0, np.sort(words))}
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
+    terms = _terms_in_sd(lane)
     for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
         mean, spread = float(dense_scores.mean()), float(dense_scores.std()) or 1.0
-        populations[paired] = (mean, spread, np.sort((dense_scores - mean) / spread + words))
+        meaning = (dense_scores - mean) / spread + terms(lane.scores.reference_terms)
+        populations[paired] = (mean, spread, np.sort(meaning + words))
         if not paired:
-            best_meaning = (float(dense_scores.max()) - mean) / spread
+            best_meaning = float(meaning.max())
     for candidate in candidates.values():
         text, embedded = candidate.row.content, bool(lane) and candidate.dense is not None
         own = max(reference.coverage((text,), weights), candidate.lanes.get("cjk", 0.0))
         candidate.lexical = (own + reference.coverage((text, contexts.get(candidate.row.id, "")), weights)) / 2
+        latent = terms(candidate.terms) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
-        alone = (2 * candidate.lanes["vector"] - mean) / spread if embedded else 0.0
+        alone = (2 * candidate.lanes["vector"] - mean) / spread + latent if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * own)
         candidate.lexical_own, candidate.beyond = own, alone - best_meaning
         mean, spread, _ = populations[candidate.paired if embedded else None]
-        meaning = (candidate.dense - mean) / spread if embedded else 0.0
+        meaning = (candidate.dense - mean) / spread + latent if embedded else 0.0
         candidate.evidence = meaning + LEXICAL_WEIGHT * candidate.lexical
+
+
+def _terms_in_sd(lane):
+    """Latent-term overlap in standard deviations above the reference's, weighted (0 when the lane has none)."""
+    found = lane.scores.reference_terms if lane else None
+    if found is None:
+        return lambda overlap: 0.0
+    mean, spread = float(found.mean()), float(found.std()) or 1.0
+    return lambda overlap: 0.0 if overlap is None else TERMS_WEIGHT * (overlap - mean) / spread
 
 
 def share_below(population: "np.ndarray", value: float) -> float:
@@ -357,4 +371,4 @@ def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: dense.
     for memory_id, candidate in candidates.items():
         scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
         if scored:
-            candidate.lanes["vector"], candidate.dense, candidate.paired = scored
+            candidate.lanes["vector"], candidate.dense, candidate.paired, candidate.terms = scored
