@@ -23,13 +23,17 @@ def _key(name: object) -> str:
     return key(name)
 
 
-def _summaries(rows) -> list[dict]:
-    """One entry per entity key: its most frequent spelling and kind in these rows, and how many memories."""
+def _summaries(rows, kinds_from=None) -> list[dict]:
+    """One entry per entity key: its most frequent spelling and kind (in ``kinds_from`` when given, else in these
+    rows), and how many of these rows' memories mention it."""
     names, kinds, memories = defaultdict(Counter), defaultdict(Counter), defaultdict(set)
     for entity_key, name, kind, memory_id in rows:
         names[entity_key][name] += 1
         kinds[entity_key][kind] += 1
         memories[entity_key].add(memory_id)
+    for entity_key, _, kind, _ in kinds_from or ():
+        if entity_key in memories:
+            kinds[entity_key][kind] += 1
     entries = [{"entity": names[k].most_common(1)[0][0], "kind": _kind(kinds[k]), "memories": len(memories[k])}
                for k in memories]
     return sorted(entries, key=lambda entry: (-entry["memories"], entry["entity"].casefold()))
@@ -65,10 +69,13 @@ def probe(db, view: View, name: object, limit: int = 10) -> dict:
 
 
 def related(db, view: View, name: object, limit: int = 10) -> dict:
-    """Entities that share a visible memory with this one, with how many memories they share."""
+    """Entities that share a visible memory with this one, with how many memories they share (their kind as the
+    view's memories say it overall)."""
     entity_key = _key(name)
     ids = [memory["id"] for memory in _attached(db, view, entity_key)]
     sql = _LINKS + " and l.memory_id in (select value from json_each(:ids)) and e.key != :entity_key"
-    rows = db.execute(sql, {**view.params(), "ids": json.dumps(ids), "entity_key": entity_key})
+    rows = db.execute(sql, {**view.params(), "ids": json.dumps(ids), "entity_key": entity_key}).fetchall()
+    everywhere = db.execute(_LINKS + " and e.key in (select value from json_each(:keys))",
+                            {**view.params(), "keys": json.dumps(sorted({row[0] for row in rows}))})
     return {"entity": name.strip(), "key": entity_key, "memories": len(ids),
-            "related": _summaries(rows)[:limit]}
+            "related": _summaries(rows, everywhere)[:limit]}
