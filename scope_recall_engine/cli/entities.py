@@ -22,7 +22,14 @@ def entities():
     """People, pets, places, organisations, projects and tools the memories mention."""
 
 
-limit_option = click.option("--limit", default=10, show_default=True, type=click.IntRange(1, index.MAX_LIMIT))
+def entity_command(function):
+    """An ``entities`` subcommand about one ENTITY: identity flags, --limit, --json."""
+    for option in reversed([entities.command(name=function.__name__), identity_options,
+                            click.option("--limit", default=10, show_default=True,
+                                         type=click.IntRange(1, index.MAX_LIMIT)),
+                            json_option, click.argument("entity")]):
+        function = option(function)
+    return function
 
 
 def _line(entry: dict) -> str:
@@ -40,11 +47,7 @@ def list_(identity, kind, limit, as_json):
     emit(found, as_json, "\n".join(map(_line, found)) or "no entities")
 
 
-@entities.command()
-@identity_options
-@limit_option
-@json_option
-@click.argument("entity")
+@entity_command
 def probe(identity, limit, as_json, entity):
     """The memories this identity may see that mention ENTITY, newest first."""
     found = index.probe(open_db(), view_of(identity, load_config()), entity, limit)
@@ -52,11 +55,7 @@ def probe(identity, limit, as_json, entity):
          or f"no memory mentions {entity}")
 
 
-@entities.command()
-@identity_options
-@limit_option
-@json_option
-@click.argument("entity")
+@entity_command
 def related(identity, limit, as_json, entity):
     """Entities that share memories with ENTITY, with how many."""
     found = index.related(open_db(), view_of(identity, load_config()), entity, limit)
