@@ -69,6 +69,7 @@ def menu_links(datasette, actor):
         return [{"href": datasette.urls.path("/"), "label": "Dashboard"},
                 {"href": datasette.urls.path(f"{BASE}/review"), "label": "Review queue"},
                 {"href": datasette.urls.table(DATABASE, "memories"), "label": "Memories"},
+                {"href": datasette.urls.table(DATABASE, "entity_mentions"), "label": "Entities"},
                 {"href": datasette.urls.table(DATABASE, "audit_events"), "label": "Audit log"}]
 
     return inner

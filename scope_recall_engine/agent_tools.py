@@ -1,4 +1,4 @@
-"""The agent's memory tools: four bare function schemas and their dispatch, JSON in and JSON out.
+"""The agent's memory tools: bare function schemas and their dispatch, JSON in and JSON out.
 
 The scope and the principal come from the host (``ToolContext``), never from the model: arguments such as
 ``user_id`` or ``scope`` are not in any schema and are ignored when sent. There is no promote, reject or purge
@@ -18,7 +18,7 @@ from scope_recall_engine.errors import (
     ScopeRecallError,
     Tombstoned,
 )
-from scope_recall_engine.reading import ledger, recall, retrieval
+from scope_recall_engine.reading import entities, ledger, recall, retrieval, stats
 from scope_recall_engine.truth.principals import Principal
 from scope_recall_engine.truth.scope import TARGETS, Identity
 from scope_recall_engine.truth.visibility import View
@@ -26,6 +26,7 @@ from scope_recall_engine.writing import lifecycle
 
 STORE, SEARCH = "scope_recall_store", "scope_recall_search"
 FORGET, UPDATE = "scope_recall_forget", "scope_recall_update"
+PROBE, RELATED, STATS = "scope_recall_probe", "scope_recall_related", "scope_recall_stats"
 WRITE_TOOLS = (STORE, FORGET, UPDATE)
 MAX_SEARCH_RESULTS = 10
 
@@ -52,6 +53,26 @@ SCHEMAS = [
      "description": "Rewrite a memory's text (a new version; earlier versions stay in its history).",
      "parameters": {"type": "object", "properties": {"id": _ID, "content": {"type": "string"},
                                                      "reason": {"type": "string"}}, "required": ["id", "content"]}},
+]
+_ENTITY = {"type": "object", "properties": {
+    "entity": {"type": "string", "description": "A name as the user says it: a person, pet, place, organisation, "
+                                                "project or tool ('Ana', 'Acme', '@jsmith')."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_RESULTS}}, "required": ["entity"]}
+SCHEMAS += [
+    {"name": PROBE,
+     "description": ("What do I know about a person, pet, place, organisation, project or tool? Returns this "
+                     "user's active memories that mention it, newest first. Read-only; it cannot see other users' "
+                     "memories or ones that were forgotten, rejected or are still waiting for review."),
+     "parameters": _ENTITY},
+    {"name": RELATED,
+     "description": ("Which people, places, projects or tools come up together with an entity in this user's "
+                     "active memories, with how many memories they share. Read-only, this user's memories only."),
+     "parameters": _ENTITY},
+    {"name": STATS,
+     "description": ("How big this user's memory is: counts by target and lifecycle in this user's own scopes, "
+                     "how many memories can be recalled, and whether the vector index is healthy. Read-only; it "
+                     "says nothing about other users and cannot change anything."),
+     "parameters": {"type": "object", "properties": {}}},
 ]
 
 HINTS = [  # most specific first: what the model should do after each kind of refusal
@@ -134,8 +155,7 @@ def _store(ctx: ToolContext, args: dict) -> dict:
 
 def _search(ctx: ToolContext, args: dict) -> dict:
     query = _text(args, "query")
-    limit = min(max(_int(args, "limit") or 5, 1), MAX_SEARCH_RESULTS)
-    found = retrieval.search(ctx.db, ctx.view, query, limit)
+    found = retrieval.search(ctx.db, ctx.view, query, _limit(args))
     results = [{"id": hit.id, "target": hit.target, "content": recall.neutralize(hit.content)}
                for hit in found.hits]
     ids = [result["id"] for result in results]
@@ -157,4 +177,31 @@ def _update(ctx: ToolContext, args: dict) -> dict:
     return {"id": row["id"], "lifecycle": row["lifecycle"], "version": row["version"]}
 
 
-_HANDLERS = {STORE: _store, SEARCH: _search, FORGET: _forget, UPDATE: _update}
+def _limit(args: dict, default: int = 5) -> int:
+    return min(max(_int(args, "limit") or default, 1), MAX_SEARCH_RESULTS)
+
+
+def _probe(ctx: ToolContext, args: dict) -> dict:
+    found = entities.probe(ctx.db, ctx.view, _text(args, "entity"), _limit(args))
+    memories = [{"id": m["id"], "target": m["target"], "content": recall.neutralize(m["content"]),
+                 "review_state": m["review_state"]} for m in found["memories"]]
+    ids = [memory["id"] for memory in memories]
+    ledger.record(ctx.db, ctx.view, f"probe: {found['entity']}", surface=ctx.surface, session_key=ctx.session_key,
+                  ranked_ids=ids, packed_ids=ids, miss_reason=None if ids else "no_match")
+    return {"entity": recall.neutralize(found["entity"]), "total": found["total"], "memories": memories} if ids \
+        else {"entity": recall.neutralize(found["entity"]), "memories": [],
+              "note": "no remembered memory mentions this; try scope_recall_search"}
+
+
+def _related(ctx: ToolContext, args: dict) -> dict:
+    found = entities.related(ctx.db, ctx.view, _text(args, "entity"), _limit(args))
+    return {"entity": recall.neutralize(found["entity"]), "memories": found["memories"],
+            "related": [{**entry, "entity": recall.neutralize(entry["entity"])} for entry in found["related"]]}
+
+
+def _stats(ctx: ToolContext, args: dict) -> dict:
+    return stats.stats(ctx.db, _writable(ctx), ctx.view)
+
+
+_HANDLERS = {STORE: _store, SEARCH: _search, FORGET: _forget, UPDATE: _update, PROBE: _probe, RELATED: _related,
+             STATS: _stats}

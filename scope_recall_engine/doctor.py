@@ -74,6 +74,20 @@ def full_text_index(db) -> Check:
 
 
 @check
+def entity_index(db) -> Check:
+    """The entity index holds exactly what the memories' text mentions now, and no name nothing mentions."""
+    from scope_recall_engine.truth import entities
+
+    found = entities.drift(db)
+    ok = not (found["missing"] or found["extra"] or found["orphans"])
+    detail = f"{found['links']} links to {found['entities']} entities"
+    if not ok:
+        detail += (f"; {found['missing']} links missing, {found['extra']} extra, {found['orphans']} entities "
+                   f"nothing links to (memories {found['memories']})")
+    return Check("entity_index", ok, detail, None if ok else "scope-recall doctor --repair")
+
+
+@check
 def audit_coverage(db) -> Check:
     """Every change bumps a row's generation once and writes exactly one audit event with a principal."""
     unaudited = db.execute("""
@@ -180,11 +194,13 @@ def digest_backlog(db) -> Check:
 
 
 def repair(db) -> list[str]:
-    """Rebuild what can be rebuilt from truth: the FTS indexes."""
+    """Rebuild what can be rebuilt from truth: the FTS indexes and the entity index."""
+    from scope_recall_engine.truth import entities
     from scope_recall_engine.truth.store import write
 
     with write(db):
         for table in ("memories_fts", "memories_trigram"):
             db.execute(f"insert into {table}({table}) values ('rebuild')")
         rebuild_context_index(db)
-    return list(FTS_TABLES)
+        entities.rebuild(db)
+    return [*FTS_TABLES, "entities"]

@@ -40,3 +40,9 @@ def purge_memory_rows(db, memory_id):
 @hookspec
 def purge_memory_copies(db, memory_id):
     """After a purge committed: erase copies outside the store (the vector companion's rows and old versions)."""
+
+
+@hookspec
+def extract_entities(text):
+    """Return ``(name, kind)`` pairs for what ``text`` mentions (kind: person, pet, place, organisation, project,
+    tool, other); every implementation's findings are indexed with the memory, the core's rules among them."""

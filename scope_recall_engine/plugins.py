@@ -19,6 +19,8 @@ from scope_recall_engine import hookspecs
 
 DEFAULT_PLUGINS = (
     "scope_recall_engine.truth.redaction",
+    "scope_recall_engine.truth.entity_rules",
+    "scope_recall_engine.truth.entities",
     "scope_recall_engine.reading.ledger",
     "scope_recall_engine.companion.vectors",
 )

@@ -3,6 +3,7 @@ them (one per message, a platform and a user id), talking to a fake OpenAI-compa
 assertions are on the request bodies that server receives: what the model is shown, and which tools it is offered.
 """
 
+import json
 
 import pytest
 from fake_openai import FakeOpenAI, last_user, tool_call
@@ -12,14 +13,25 @@ from scope_recall_engine import config
 from scope_recall_engine.truth.store import connect
 
 FACT = "The user's favourite tea is oolong"
-FOUR_TOOLS = ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update"]
+TOOLS = ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update",
+         "scope_recall_probe", "scope_recall_related", "scope_recall_stats"]
 BUILTIN_NOTE = "Alice keeps her passport in the blue folder"  # what alice saved through Hermes' built-in tool
 
 
+ASKED = {  # what the user says -> the tool the model calls (naming another user, which must be ignored)
+    "Please remember": ("scope_recall_store", {"target": "user", "content": FACT, "user_id": "mallory"}),
+    "What do you know about Ana": ("scope_recall_probe", {"entity": "Ana", "user_id": "mallory"}),
+    "Who comes up with Ana": ("scope_recall_related", {"entity": "ana"}),
+    "How big is my memory": ("scope_recall_stats", {"user_id": "mallory"}),
+}
+
+
 def model_reply(body: dict) -> dict:
-    """Asked to remember: call scope_recall_store (naming another user, which must be ignored); else answer."""
-    if "Please remember" in last_user(body) and body["messages"][-1]["role"] == "user":
-        return tool_call("scope_recall_store", {"target": "user", "content": FACT, "user_id": "mallory"})
+    """Call the tool the user's words ask for, once; then answer."""
+    if body["messages"][-1]["role"] == "user":
+        for words, (name, arguments) in ASKED.items():
+            if words in last_user(body):
+                return tool_call(name, arguments)
     return {"content": "noted"}
 
 
@@ -59,7 +71,7 @@ def recall_block(request: dict) -> str:
     return text[text.index("<memory-context>"):text.index("</memory-context>")] if "<memory-context>" in text else ""
 
 
-def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_four_tools(fake_model, home):
+def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_memory_tools(fake_model, home):
     alice = {"platform": "telegram", "user_id": "alice", "chat_id": "c-alice"}
     carol = {"platform": "telegram", "user_id": "carol", "chat_id": "c-carol"}
     # Hermes' built-in memory is on by default: alice's note sits in everybody's system prompt (the control).
@@ -72,8 +84,8 @@ def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_
     assert len(stored) == 2 and stored[0]["messages"][-1]["role"] == "user"  # tool call, then the answer
     for request in stored:
         names = offered(request)
-        assert [name for name in names if name.startswith("scope_recall")] == FOUR_TOOLS
-        assert set(names) == {"memory", *FOUR_TOOLS}  # Hermes' own tool stays listed, with its store off
+        assert [name for name in names if name.startswith("scope_recall")] == TOOLS
+        assert set(names) == {"memory", *TOOLS}  # Hermes' own tool stays listed, with its store off
     assert recall_block(stored[0]) == ""  # nothing stored yet: nothing recalled
 
     asked = turn(fake_model, "What is my favourite tea?", **alice)[0]
@@ -82,7 +94,7 @@ def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_
     assert "Scope Recall long-term memory is on" in asked["messages"][0]["content"]
     other = turn(fake_model, "What is my favourite tea?", **carol)[0]
     assert FACT not in str(other["messages"]) and recall_block(other) == ""
-    assert [name for name in offered(other) if name.startswith("scope_recall")] == FOUR_TOOLS
+    assert [name for name in offered(other) if name.startswith("scope_recall")] == TOOLS
 
     db = connect(runtime.hermes_store(home))
     row = next(db["memories"].rows_where("content = ?", [FACT]))
@@ -103,8 +115,38 @@ def test_api_server_passes_no_user_id_so_memory_is_off_unless_the_operator_names
     config.save(runtime.hermes_store(home), settings)
     own_scope = turn(fake_model, "What is my favourite tea?", **api)[0]
     assert recall_block(own_scope) == ""
-    assert [name for name in offered(own_scope) if name.startswith("scope_recall")] == FOUR_TOOLS
+    assert [name for name in offered(own_scope) if name.startswith("scope_recall")] == TOOLS
     # ... until her telegram scope is aliased (docs/hermes.md: cross-platform identity for one person)
     settings.scope_aliases = [Identity(user="alice", platform="telegram").shared_scope]
     config.save(runtime.hermes_store(home), settings)
     assert f'"{FACT}"' in recall_block(turn(fake_model, "What is my favourite tea?", **api)[0])
+
+
+def tool_result(requests: list[dict]) -> dict:
+    """The tool result Hermes sent back to the model in the second request of a turn."""
+    assert len(requests) == 2 and requests[1]["messages"][-1]["role"] == "tool"
+    return json.loads(requests[1]["messages"][-1]["content"])
+
+
+def test_the_model_probes_relates_and_counts_only_its_own_user_s_memories(fake_model, home):
+    from scope_recall_engine.truth.principals import human
+    from scope_recall_engine.truth.scope import Identity
+    from scope_recall_engine.writing import lifecycle
+
+    alice = {"platform": "telegram", "user_id": "alice", "chat_id": "c-alice"}
+    mallory = {"platform": "telegram", "user_id": "mallory", "chat_id": "c-mallory"}
+    db = connect(runtime.hermes_store(home))
+    for who, text in (("alice", "My sister Ana lives in Porto"), ("alice", "Ana works at Acme"),
+                      ("mallory", "Mallory's friend Ana lives in Oslo")):
+        lifecycle.store(db, Identity(user=who, platform="telegram"), "user", text, human("setup"))
+    db.close()
+    probed = tool_result(turn(fake_model, "What do you know about Ana?", **alice))
+    assert [m["content"] for m in probed["memories"]] == ["Ana works at Acme", "My sister Ana lives in Porto"]
+    assert "Oslo" not in json.dumps(probed)
+    theirs = tool_result(turn(fake_model, "What do you know about Ana?", **mallory))  # the other user: own only
+    assert [m["content"] for m in theirs["memories"]] == ["Mallory's friend Ana lives in Oslo"]
+    related = tool_result(turn(fake_model, "Who comes up with Ana?", **alice))
+    assert {entry["entity"] for entry in related["related"]} == {"Porto", "Acme"}
+    counted = tool_result(turn(fake_model, "How big is my memory?", **alice))
+    assert counted["by_target"] == {"user": {"active": 2}} and counted["recallable"] == {"user": 2}
+    assert counted["companion"]["model"] == "scope-recall-hash"

@@ -7,7 +7,7 @@ from agent.memory_manager import MemoryManager
 from plugins.memory import load_memory_provider
 
 from hermes_plugin import install, runtime
-from scope_recall_engine import config
+from scope_recall_engine import agent_tools, config
 from scope_recall_engine.companion import vectors
 from scope_recall_engine.reading import recall
 from scope_recall_engine.truth.principals import human, system
@@ -48,10 +48,11 @@ def tool(provider, name, **args):
     return json.loads(provider.handle_tool_call(name, args))
 
 
-def test_loads_through_hermes_discovery_with_only_the_four_tools(home):
+def test_loads_through_hermes_discovery_with_only_the_memory_tools(home):
     provider = load_memory_provider("scope-recall")
     names = [schema["name"] for schema in provider.get_tool_schemas()]
-    assert names == ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update"]
+    assert names == ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update",
+                     "scope_recall_probe", "scope_recall_related", "scope_recall_stats"]
     assert not any(word in name for name in names for word in ("promote", "purge", "reject"))
     for schema in provider.get_tool_schemas():
         assert set(schema) == {"name", "description", "parameters"}
@@ -119,6 +120,29 @@ def test_forget_and_update_stay_in_own_scope_and_are_audited(home, store):
     assert tool(alice, "scope_recall_store", target="user")["hint"] == "Fix the arguments and call the tool again."
 
 
+def test_probe_related_and_stats_answer_for_the_session_s_user_only(home, store):
+    alice, bob = gateway(home, "alice", "c1"), gateway(home, "bob", "c1")
+    mine = tool(alice, "scope_recall_store", target="user", content="Our dog Rex loves the beach in Porto")["id"]
+    tool(alice, "scope_recall_store", target="general", content="Rex has a vet visit on Friday")
+    gone = tool(alice, "scope_recall_store", target="user", content="Rex used to live in Faro")["id"]
+    tool(alice, "scope_recall_forget", id=gone)
+    tool(bob, "scope_recall_store", target="user", content="Bob's dog Rex lives in Oslo")
+    probed = tool(alice, "scope_recall_probe", entity="rex", user_id="bob")
+    assert [m["id"] for m in probed["memories"]][-1] == mine and probed["total"] == 2
+    assert "Oslo" not in json.dumps(probed) and "Faro" not in json.dumps(probed)
+    assert tool(alice, "scope_recall_related", entity="Rex")["related"] == [
+        {"entity": "Porto", "kind": "place", "memories": 1}]
+    assert tool(bob, "scope_recall_related", entity="Rex")["related"] == [
+        {"entity": "Bob", "kind": "other", "memories": 1}, {"entity": "Oslo", "kind": "place", "memories": 1}]
+    assert tool(alice, "scope_recall_probe", entity="Oslo")["memories"] == []
+    counted = tool(alice, "scope_recall_stats")
+    assert counted["by_target"] == {"user": {"active": 1, "archived": 1}, "general": {"active": 1}}
+    assert counted["recallable"] == {"user": 1, "general": 1}
+    assert tool(bob, "scope_recall_stats")["by_target"] == {"user": {"active": 1}}
+    assert tool(alice, "scope_recall_probe")["kind"] == "InvalidInput"  # a refusal the model can relay
+    assert tool(alice, "scope_recall_probe", entity="!!")["hint"] == "Fix the arguments and call the tool again."
+
+
 def test_nonsense_prefetch_is_empty_and_packets_respect_limits(home):
     alice = gateway(home, "alice", "c1")
     for n in range(5):
@@ -145,7 +169,7 @@ def test_non_primary_contexts_get_no_tools_and_no_capture(home, store):
     sub_kwargs = dict(platform="telegram", user_id="alice", chat_id="c1", agent_context="subagent")
     sub = start(home, "sub", **sub_kwargs)
     primary = gateway(home, "alice", "c1", session="main")
-    assert sub.get_tool_schemas() == [] and len(primary.get_tool_schemas()) == 4
+    assert sub.get_tool_schemas() == [] and len(primary.get_tool_schemas()) == len(agent_tools.SCHEMAS)
     assert json.loads(sub.handle_tool_call("scope_recall_store", {"target": "user", "content": "x"}))[
         "kind"] == "NotPermitted"
     sub.sync_turn("My sister is called Ines", "Noted.")

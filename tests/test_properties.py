@@ -157,3 +157,34 @@ def test_a_rejected_value_is_refused_in_every_variant_the_normalizer_folds(pair,
             raise AssertionError(f"variant {variant!r} of rejected {value!r} was stored")
         other = lifecycle.store(db, identity, "user", f"{value} and more", ME)  # positive control
         assert other.status == "created" and unicodedata.is_normalized("NFC", value)
+
+
+def tool(db, identity: Identity, name: str, **args) -> dict:
+    context = agent_tools.ToolContext(db, identity, agent(identity.agent), View(identity.accessible()))
+    return json.loads(agent_tools.call(context, name, args))
+
+
+@SETTINGS
+@given(owner=identities(), other=identities(), owner_token=TOKENS, other_token=TOKENS)
+def test_probe_related_and_stats_never_show_another_identity_s_memories(owner, other, owner_token, other_token):
+    assume(owner.shared_scope != other.shared_scope and owner_token != other_token)
+    name, place = owner_token.capitalize(), owner_token[::-1].capitalize()
+    with fresh_store() as db:
+        mine = lifecycle.store(db, owner, "user", f"My sister {name} lives in {place}", ME).id
+        archived = lifecycle.store(db, owner, "user", f"{name} once visited Zqfaraway", ME).id
+        lifecycle.archive(db, archived, ME)
+        lifecycle.extract(db, owner.shared_scope, "user", f"{name} works at Zqcorp", system("digest"), origin="digest")
+        lifecycle.store(db, other, "user", f"My friend {other_token.capitalize()} lives in Oslo", ME)
+        for entity in (name, place, "Zqfaraway", "Zqcorp"):
+            assert tool(db, other, agent_tools.PROBE, entity=entity)["memories"] == []
+            assert tool(db, other, agent_tools.RELATED, entity=entity)["related"] == []
+        counted = tool(db, other, agent_tools.STATS)
+        assert counted["by_target"] == {"user": {"active": 1}} and counted["recallable"] == {"user": 1}
+        assert counted["entities"] == 2 and counted["companion"]["pending"] == 1
+        # positive control on the same surfaces: the owner sees its active memory, never its archived or candidate
+        assert [m["id"] for m in tool(db, owner, agent_tools.PROBE, entity=name)["memories"]] == [mine]
+        assert tool(db, owner, agent_tools.RELATED, entity=name)["related"] == [
+            {"entity": place, "kind": "place", "memories": 1}]
+        assert tool(db, owner, agent_tools.PROBE, entity="Zqcorp")["memories"] == []
+        assert tool(db, owner, agent_tools.STATS)["by_target"] == {
+            "user": {"active": 1, "archived": 1, "candidate": 1}}

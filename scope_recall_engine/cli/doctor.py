@@ -17,7 +17,7 @@ def register_commands(cli):
 
 
 @click.command()
-@click.option("--repair", is_flag=True, help="First rebuild what can be rebuilt from truth (FTS indexes).")
+@click.option("--repair", is_flag=True, help="First rebuild what can be rebuilt from truth (FTS and entity indexes).")
 @json_option
 def doctor(repair, as_json):
     """Check the store's health; exit 1 on any problem, naming the repair command."""

@@ -91,6 +91,11 @@ def model_id(db) -> str:
     return config.load(database_file(db)).embedding_model
 
 
+def index_model(db) -> str | None:
+    """The model the companion was built with (None before the first build)."""
+    return _meta(db).get("model")
+
+
 def _meta(db) -> dict:
     path = index_dir(db) / "index.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -426,6 +431,14 @@ def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult
     result = drain(db, progress=progress)
     scrub(db)  # one compacted version instead of one per batch
     return replace(result, rebuilt=True)
+
+
+def indexed_ids(db) -> list[int]:
+    """The memory ids the companion holds (none before the first build)."""
+    if not exists(db):
+        return []
+    table = _table(db)
+    return [row["id"] for row in table.search().select(["id"]).limit(max(table.count_rows(), 1)).to_list()]
 
 
 def check(db) -> CheckResult:

@@ -9,7 +9,7 @@ from typing import Callable
 
 import sqlite_utils
 
-from scope_recall_engine.truth import secret
+from scope_recall_engine.truth import entities, secret
 from scope_recall_engine.truth.content import KEYED, keyed_hash
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
@@ -335,3 +335,20 @@ def m010_console_sessions(db):
     )
     db["console_sessions"].create_index(["account"])
     db["console_sessions"].create_index(["expires_at"])
+
+
+@migration
+def m011_entity_index(db):
+    """The entity index (``truth/entities.py``): entities by normalized name, and each memory's links to them as
+    written there; ``entity_mentions`` is the operator console's view of both, faceted by entity. Backfilled."""
+    db["entities"].create({"id": int, "key": str}, pk="id", not_null={"key"})
+    db["entities"].create_index(["key"], unique=True)
+    db["memory_entities"].create(
+        {"memory_id": int, "entity_id": int, "name": str, "kind": str}, pk=("memory_id", "entity_id"),
+        not_null={"name", "kind"}, foreign_keys=[("memory_id", "memories", "id"), ("entity_id", "entities", "id")])
+    db["memory_entities"].create_index(["entity_id"])
+    db.execute("""CREATE VIEW entity_mentions AS
+        SELECT l.memory_id, l.name AS entity, l.kind, e.key AS entity_key, m.content, m.lifecycle, m.target,
+               m.review_state, m.scope_id
+        FROM memory_entities l JOIN entities e ON e.id = l.entity_id JOIN memories m ON m.id = l.memory_id""")
+    entities.rebuild(db)

@@ -13,6 +13,7 @@ from typing import Iterator
 import sqlite_utils
 
 from scope_recall_engine.errors import InvalidInput, NotFound
+from scope_recall_engine.truth import entities
 from scope_recall_engine.truth.migrations import FTS_TABLES, migrate
 from scope_recall_engine.truth.principals import Principal
 
@@ -148,10 +149,13 @@ def enqueue_vector_sync(db, memory_id: int, generation: int) -> None:
 
 
 def update_memory(db, memory: dict, **changes) -> dict:
-    """Apply column changes, bump the generation, and queue the vector companion; returns the new row."""
+    """Apply column changes, bump the generation, re-index new text's entities and queue the vector companion;
+    returns the new row."""
     changes.setdefault("updated_at", now())
     changes["generation"] = memory["generation"] + 1
     db["memories"].update(memory["id"], changes)
+    if "content" in changes:
+        entities.index(db, memory["id"], changes["content"])
     enqueue_vector_sync(db, memory["id"], changes["generation"])
     return {**memory, **changes}
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterator
 
-from scope_recall_engine.writing.adjudication import Fact
-from scope_recall_engine.writing.extraction_vocabulary import (
+from scope_recall_engine.truth.vocabulary import (
     ATTRIBUTES,
     CALENDAR,
     CONDITION,
@@ -32,6 +31,7 @@ from scope_recall_engine.writing.extraction_vocabulary import (
     STUDENT,
     TOOLS,
 )
+from scope_recall_engine.writing.adjudication import Fact
 
 RULES_VERSION = "rules-2"
 Found = list[tuple[str, "str | None"]]  # (content, slot) pairs a rule makes of one clause

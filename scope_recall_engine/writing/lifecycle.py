@@ -13,7 +13,7 @@ from datetime import timedelta
 from scope_recall_engine.errors import IllegalTransition, InvalidInput, NotFound, NotPermitted, Tombstoned
 from scope_recall_engine.plugins import load_plugins
 from scope_recall_engine.truth import content as text
-from scope_recall_engine.truth import secret
+from scope_recall_engine.truth import entities, secret
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.principals import Principal
 from scope_recall_engine.truth.scope import Identity, check_target, shared_part
@@ -167,6 +167,7 @@ def _insert(db, *, scope_id: str, target: str, content: str, content_hash: str, 
     }
     memory_id = db["memories"].insert(row).last_pk
     memory = {**row, "id": memory_id}
+    entities.index(db, memory_id, content)
     record_version(db, memory_id, 1, content, row["content_hash"], principal, reason)
     audit(db, memory, "store" if lifecycle == "active" else "extract", principal,
           to_state=lifecycle, reason=reason)

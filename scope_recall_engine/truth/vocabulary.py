@@ -1,6 +1,6 @@
-"""The closed word classes the rules extractor's patterns need: relations, pets, diets, conditions, medication,
-occupations, languages, demonyms. Each is a regex alternation (longest first) or a compiled pattern; extend a class
-here and every pattern that uses it follows."""
+"""The closed word classes the rules extractors need (the digest's facts, the entity index): relations, pets,
+diets, conditions, medication, occupations, languages, demonyms. Each is a regex alternation (longest first) or a
+compiled pattern; extend a class here and every pattern that uses it follows."""
 
 from __future__ import annotations
 
