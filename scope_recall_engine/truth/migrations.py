@@ -335,3 +335,17 @@ def m010_console_sessions(db):
     )
     db["console_sessions"].create_index(["account"])
     db["console_sessions"].create_index(["expires_at"])
+
+
+@migration
+def m011_memory_feedback(db):
+    """Feedback on recalled memories ("helpful" / "unhelpful", a note, who said it, from which surface): a ledger
+    of opinions beside the recall ledger. It moves ranking within bounds (``reading/trust.py``) and never a
+    lifecycle; repeated "unhelpful" brings the memory to a person (``writing/review_queue.flagged``)."""
+    db["memory_feedback"].create(
+        {"id": int, "memory_id": int, "scope_id": str, "verdict": str, "note": str, "principal": str,
+         "principal_kind": str, "surface": str, "at": str},
+        pk="id", not_null={"memory_id", "scope_id", "verdict", "principal", "principal_kind", "surface", "at"},
+        foreign_keys=[("memory_id", "memories", "id")],
+    )
+    db["memory_feedback"].create_index(["memory_id", "at"])
