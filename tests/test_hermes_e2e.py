@@ -12,7 +12,8 @@ from scope_recall_engine import config
 from scope_recall_engine.truth.store import connect
 
 FACT = "The user's favourite tea is oolong"
-FOUR_TOOLS = ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update"]
+TOOLS = ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update",
+         "scope_recall_context", "scope_recall_feedback", "scope_recall_merge"]
 BUILTIN_NOTE = "Alice keeps her passport in the blue folder"  # what alice saved through Hermes' built-in tool
 
 
@@ -59,7 +60,7 @@ def recall_block(request: dict) -> str:
     return text[text.index("<memory-context>"):text.index("</memory-context>")] if "<memory-context>" in text else ""
 
 
-def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_four_tools(fake_model, home):
+def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_its_tools(fake_model, home):
     alice = {"platform": "telegram", "user_id": "alice", "chat_id": "c-alice"}
     carol = {"platform": "telegram", "user_id": "carol", "chat_id": "c-carol"}
     # Hermes' built-in memory is on by default: alice's note sits in everybody's system prompt (the control).
@@ -72,8 +73,8 @@ def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_
     assert len(stored) == 2 and stored[0]["messages"][-1]["role"] == "user"  # tool call, then the answer
     for request in stored:
         names = offered(request)
-        assert [name for name in names if name.startswith("scope_recall")] == FOUR_TOOLS
-        assert set(names) == {"memory", *FOUR_TOOLS}  # Hermes' own tool stays listed, with its store off
+        assert [name for name in names if name.startswith("scope_recall")] == TOOLS
+        assert set(names) == {"memory", *TOOLS}  # Hermes' own tool stays listed, with its store off
     assert recall_block(stored[0]) == ""  # nothing stored yet: nothing recalled
 
     asked = turn(fake_model, "What is my favourite tea?", **alice)[0]
@@ -82,7 +83,7 @@ def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_
     assert "Scope Recall long-term memory is on" in asked["messages"][0]["content"]
     other = turn(fake_model, "What is my favourite tea?", **carol)[0]
     assert FACT not in str(other["messages"]) and recall_block(other) == ""
-    assert [name for name in offered(other) if name.startswith("scope_recall")] == FOUR_TOOLS
+    assert [name for name in offered(other) if name.startswith("scope_recall")] == TOOLS
 
     db = connect(runtime.hermes_store(home))
     row = next(db["memories"].rows_where("content = ?", [FACT]))
@@ -103,7 +104,7 @@ def test_api_server_passes_no_user_id_so_memory_is_off_unless_the_operator_names
     config.save(runtime.hermes_store(home), settings)
     own_scope = turn(fake_model, "What is my favourite tea?", **api)[0]
     assert recall_block(own_scope) == ""
-    assert [name for name in offered(own_scope) if name.startswith("scope_recall")] == FOUR_TOOLS
+    assert [name for name in offered(own_scope) if name.startswith("scope_recall")] == TOOLS
     # ... until her telegram scope is aliased (docs/hermes.md: cross-platform identity for one person)
     settings.scope_aliases = [Identity(user="alice", platform="telegram").shared_scope]
     config.save(runtime.hermes_store(home), settings)

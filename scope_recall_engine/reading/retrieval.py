@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from scope_recall_engine.companion import dense, reference
-from scope_recall_engine.reading import trust
 from scope_recall_engine.errors import ConfigError
+from scope_recall_engine.reading import trust
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
