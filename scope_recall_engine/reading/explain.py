@@ -39,14 +39,15 @@ def _candidate(rank: int, candidate: retrieval.Candidate) -> dict:
     admitted = retrieval.admissible(candidate)
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
-            "lanes": {lane: round(score, 4) for lane, score in candidate.lanes.items()},
+            "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "admitted": admitted, "why": why(candidate, admitted)}
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
+    """Four significant digits: BM25 scores of a small store are tiny, and must not read as zero."""
+    return None if value is None else float(f"{value:.4g}")
 
 
 def why(candidate: retrieval.Candidate, admitted: bool) -> str:
