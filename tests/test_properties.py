@@ -104,8 +104,9 @@ def test_one_identity_s_memories_never_reach_another_on_any_read_surface(owner, 
             assert not ids & set(mine.values()), (surface, owner, other)
         assert owner_token not in packet_text(db, other, query)
         as_other = View(other.accessible())
-        for text in (json.dumps(explain(db, as_other, query)), agent_tools.call(
-                agent_tools.ToolContext(db, other, agent(other.agent), as_other), agent_tools.CONTEXT, {"query": query})):
+        tool = agent_tools.ToolContext(db, other, agent(other.agent), as_other)
+        for text in (json.dumps(explain(db, as_other, query)), agent_tools.call(tool, agent_tools.CONTEXT,
+                                                                                {"query": query})):
             assert f"word is {owner_token}" not in text and f"about {owner_token}" not in text
         found = surfaces(db, owner, query)  # positive control: the owner finds its own on each surface
         assert mine["active"] in found["search"] and mine["active"] in found["packet"]
