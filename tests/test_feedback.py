@@ -33,8 +33,8 @@ def _unhelpful(db, memory_id, times, principal=AGENT, view=None):
 
 
 def test_the_offset_is_bounded_and_documented():
-    assert trust.offset(0, 1) == -1.0 and trust.offset(0, 3) == -1.5 and trust.offset(1, 0) == 1.0
-    assert -trust.TRUST_WEIGHT < trust.offset(0, 10_000) < -1.99 and trust.offset(10_000, 0) < trust.TRUST_WEIGHT
+    assert trust.offset(0, 1) == -2.0 and trust.offset(0, 3) == -3.0 and trust.offset(1, 0) == 2.0
+    assert -trust.TRUST_WEIGHT < trust.offset(0, 10_000) < -3.99 and trust.offset(10_000, 0) < trust.TRUST_WEIGHT
     assert trust.offset(2, 2) == 0.0 and trust.offset(0, 0) == 0.0
 
 
@@ -122,7 +122,7 @@ def test_cli_feedback_and_flagged(db_path, alice):
     for n in range(feedback.FLAG_AFTER):
         out = runner.invoke(cli, [*base, "feedback", str(memory_id), "unhelpful", "--by", "ana", "--note", f"n{n}"])
         assert out.exit_code == 0, out.output
-    assert "flagged for review" in out.output and "-1.50 sd" in out.output
+    assert "flagged for review" in out.output and "-3.00 sd" in out.output
     flagged = runner.invoke(cli, [*base, "review", "flagged"])
     assert "Alice lives in Lyon" in flagged.output and "unhelpful · human:ana: n2" in flagged.output
     bad = runner.invoke(cli, [*base, "feedback", "999", "helpful", "--by", "ana"])

@@ -4,7 +4,8 @@ never admits a memory nor keeps one out, and it never touches a lifecycle: only 
 
 trust = (helpful - unhelpful) / (helpful + unhelpful + PRIOR), always inside (-1, 1);
 offset = TRUST_WEIGHT * trust standard deviations of the reference population (the unit of ``evidence``).
-One "unhelpful" moves a memory 1.0 sd down, three move it 1.5, and no amount moves it 2.0 or more.
+One "unhelpful" moves a memory 2 sd down, three move it 3, and no amount moves it 4 or more (about the lead
+that sharing one more of the query's important words gives: ``LEXICAL_WEIGHT`` is 4.5 sd for all of them).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 
 VERDICTS = ("helpful", "unhelpful")
 PRIOR = 1  # a single opinion counts half: trust = ±1/2 after one, ±3/4 after three
-TRUST_WEIGHT = 2.0  # the bound of the offset, in the sd units of ranking evidence (see module docstring)
+TRUST_WEIGHT = 4.0  # the bound of the offset, in the sd units of ranking evidence (see module docstring)
 
 
 def counts(db, ids: list[int]) -> dict[int, dict[str, int]]:
