@@ -17,18 +17,21 @@ from scope_recall_engine.truth.principals import human
 from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import feedback, lifecycle
 
+POST_ONLY = "Use the forms on the memory's page (they POST)."
 
-async def _posted(request, datasette, permission=ACT) -> dict | None:
-    await require(datasette, request, permission)
-    return await request.post_vars() if request.method == "POST" else None
+
+async def _memory_form(request, datasette) -> tuple[int, dict | None]:
+    """The memory the URL names and the posted form (None for a GET), once the operator may act."""
+    memory = memory_id(request.url_vars["memory_id"])
+    await require(datasette, request, ACT)
+    return memory, (await request.post_vars() if request.method == "POST" else None)
 
 
 async def feedback_action(request, datasette):
     """A person's "helpful" / "unhelpful" with a note; their "helpful" also settles a flagged memory."""
-    memory = memory_id(request.url_vars["memory_id"])
-    form = await _posted(request, datasette)
+    memory, form = await _memory_form(request, datasette)
     if form is None:
-        return Response.text("Use the buttons on the memory's page (they POST).", status=405)
+        return Response.text(POST_ONLY, status=405)
     try:
         said = await write(datasette, _record, memory, form.get("verdict", ""), human(request.actor["id"]),
                            form.get("note"))
@@ -46,10 +49,9 @@ def _record(db, memory: int, verdict: str, principal, note: str | None) -> dict:
 
 async def merge_action(request, datasette):
     """Merge the memory whose page posted with the ids typed beside it into one new memory."""
-    memory = memory_id(request.url_vars["memory_id"])
-    form = await _posted(request, datasette)
+    memory, form = await _memory_form(request, datasette)
     if form is None:
-        return Response.text("Use the merge form on the memory's page (it POSTs).", status=405)
+        return Response.text(POST_ONLY, status=405)
     others = [int(part) for part in form.get("ids", "").replace(",", " ").replace("#", " ").split()
               if part.isdigit() and len(part) <= 19]
     try:
@@ -68,10 +70,9 @@ def _merge(db, ids: list[int], principal, content: str, reason: str | None) -> d
 
 
 async def unmerge_action(request, datasette):
-    memory = memory_id(request.url_vars["memory_id"])
-    form = await _posted(request, datasette)
+    memory, form = await _memory_form(request, datasette)
     if form is None:
-        return Response.text("Use the button on the memory's page (it POSTs).", status=405)
+        return Response.text(POST_ONLY, status=405)
     try:
         await write(datasette, _unmerge, memory, human(request.actor["id"]), form.get("reason"))
     except ScopeRecallError as error:
