@@ -146,7 +146,7 @@ def test_non_primary_contexts_get_no_tools_and_no_capture(home, store):
     sub_kwargs = dict(platform="telegram", user_id="alice", chat_id="c1", agent_context="subagent")
     sub = start(home, "sub", **sub_kwargs)
     primary = gateway(home, "alice", "c1", session="main")
-    assert sub.get_tool_schemas() == [] and len(primary.get_tool_schemas()) == 4
+    assert sub.get_tool_schemas() == [] and len(primary.get_tool_schemas()) == 7
     assert json.loads(sub.handle_tool_call("scope_recall_store", {"target": "user", "content": "x"}))[
         "kind"] == "NotPermitted"
     sub.sync_turn("My sister is called Ines", "Noted.")
