@@ -13,13 +13,13 @@ from datetime import datetime, timezone
 from datasette import hookimpl
 from markupsafe import Markup
 
-from datasette_plugins import accounts, actions, guard, pages, permissions
+from datasette_plugins import accounts, actions, guard, pages, permissions, toolkit
 from datasette_plugins.db import DATABASE, PLUGIN, read, serves_store
 from datasette_plugins.web import BASE, ID
 from scope_recall_engine.errors import InvalidInput
 from scope_recall_engine.truth import store
 from scope_recall_engine.truth.scope import label
-from scope_recall_engine.writing import lifecycle, review_queue
+from scope_recall_engine.writing import feedback, lifecycle, review_queue
 
 SCOPE_COLUMNS = ("scope_id", "shared_scope_id")
 MEMORY_COLUMNS = ("memory_id",)  # in audit events, versions, tombstones, sources, outbox: link row and history
@@ -130,8 +130,13 @@ def prepare_jinja2_environment(env):
 
 
 @hookimpl
-def render_cell(value, column, table, database, datasette):
-    if database != DATABASE or value is None:
+def render_cell(row, value, column, table, database, datasette):
+    if database != DATABASE:
+        return None
+    if table == "recall_events" and column == "miss_reason" and row is not None:
+        return Markup('{} <a class="explain-link" href="{}">explain</a>').format(
+            value or "", datasette.urls.path(f"{BASE}/recalls/{row['id']}"))
+    if value is None:
         return None
     if column in SCOPE_COLUMNS and isinstance(value, str):
         return scope_span(value)
@@ -160,6 +165,10 @@ def register_routes():
         (rf"^{BASE}/review/decide$", actions.review_decide),
         (rf"^{memory}/history$", pages.history_page),
         (rf"^{memory}/(?P<action>{'|'.join(review_queue.HUMAN_ACTIONS)})$", actions.memory_action),
+        (rf"^{memory}/feedback$", toolkit.feedback_action),
+        (rf"^{memory}/merge$", toolkit.merge_action),
+        (rf"^{memory}/unmerge$", toolkit.unmerge_action),
+        (rf"^{BASE}/recalls/(?P<event_id>{ID})$", toolkit.explain_page),
     ]
 
 
@@ -191,6 +200,9 @@ async def row_panel(datasette, request) -> dict:
     can_act = await permissions.may_act(datasette, request)
     return {
         "item": item, "memory": memory, "base": BASE, "decision": decided[-1] if decided else None,
+        "feedback": await read(datasette, feedback.summary, memory["id"]),
+        "merged_from": [row["id"] for row in await read(datasette, lifecycle.merged_sources, memory["id"])],
+        "can_act": can_act,
         "actions": [a for a in possible if a not in actions.CONFIRMED] if can_act else [],
         "destructive": [a for a in possible if a in actions.CONFIRMED] if can_act else [],
         "possible": bool(possible), "row_url": lambda m: datasette.urls.row(DATABASE, "memories", str(m)),

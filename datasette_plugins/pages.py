@@ -109,7 +109,7 @@ async def review_page(request, datasette):
         "pages": [{"number": n + 1, "url": url(start), "current": n == current} for n, start in enumerate(page.starts)],
         "first_shown": page.ahead + 1,
         "can_act": await may_act(datasette, request), "row_url": lambda m: row_path(datasette, m),
-        "here": request.full_path,
+        "here": request.full_path, "flagged": await read(datasette, review_queue.flagged, scope_id),
     }, request=request))
 
 

@@ -293,7 +293,9 @@ class Runtime:
             lines.append("When the user asks you to remember something lasting, call scope_recall_store "
                          "(target user/memory/project/ops; general = this chat only; corrects=<id> to fix one). "
                          "scope_recall_search looks things up; scope_recall_update and scope_recall_forget change "
-                         "or drop a memory by id. Approving and permanently deleting memories is for people.")
+                         "or drop a memory by id. scope_recall_context gives a block of memories for a task; "
+                         "scope_recall_feedback relays the user's 'that was helpful / wrong'; scope_recall_merge "
+                         "folds duplicates into one. Approving and permanently deleting memories is for people.")
         return "\n".join(lines)
 
     def close(self) -> None:

@@ -19,11 +19,11 @@ from scope_recall_engine import config
 from scope_recall_engine.companion import vectors
 from scope_recall_engine.errors import InvalidInput
 from scope_recall_engine.reading import recall, retrieval
-from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.store import connect
 from scope_recall_engine.truth.visibility import View
-from scope_recall_engine.writing import lifecycle
+from scope_recall_engine.writing import feedback, lifecycle
 
 DEFAULT_FIXTURE = FIXTURES / "personal.json"
 LOADER = human("personal-eval")
@@ -170,6 +170,38 @@ def cross_user(db, stored: list[Stored], *, control: bool = False) -> dict:
     return {"probes": probes, "hits": hits, "found": leaks}
 
 
+def feedback_effect(db, stored: list[Stored], rows: list[dict]) -> dict:
+    """Before and after feedback: each memory that the abstaining ranking put first for a message that did not
+    want it is called "unhelpful" once (by the persona's agent, relaying the user), then every message that wants
+    a memory is ranked again. Counts messages whose first-ranked memory is unwanted, and whose is wanted, before
+    and after; and lifecycles changed by the feedback (must be 0)."""
+    asked = [(s, m, row) for (s, m), row in zip(((s, m) for s in stored for m in s.persona["messages"]), rows)
+             if m["kind"] != "unrelated"]
+    marked = {s.ids[row["ranked"][0]]: s for s, m, row in asked
+              if row["ranked"] and row["ranked"][0] not in m["wanted"]}
+    states = dict(db.execute("select id, lifecycle from memories").fetchall())
+    for memory_id, s in marked.items():
+        feedback.record(db, memory_id, "unhelpful", agent(s.identity.agent), note="eval: ranked first, not wanted",
+                        surface="eval", view=View(s.identity.accessible()))
+    before = [row["ranked"][:1] for _, _, row in asked]
+    after = [[s.keys[hit.id] for hit in retrieval.search(db, View(s.identity.accessible()), m["text"], 1)]
+             for s, m, _ in asked]
+    wanted = [set(m["wanted"]) for _, m, _ in asked]
+    contested = [i for i, (_, m, row) in enumerate(asked)  # an unwanted memory first, a wanted one ranked below it
+                 if row["ranked"] and not wanted[i] & set(row["ranked"][:1]) and wanted[i] & set(row["ranked"])]
+    changed = sum(states[i] != state for i, state in db.execute("select id, lifecycle from memories"))
+    return {"messages": len(asked), "marked_unhelpful": len(marked),
+            "unwanted_first_before": sum(bool(b) and not w & set(b) for b, w in zip(before, wanted)),
+            "unwanted_first_after": sum(bool(a) and not w & set(a) for a, w in zip(after, wanted)),
+            "same_unwanted_first_after": sum(bool(b) and not w & set(b) and a == b
+                                             for b, a, w in zip(before, after, wanted)),
+            "wanted_first_before": sum(bool(w & set(b)) for b, w in zip(before, wanted)),
+            "wanted_first_after": sum(bool(w & set(a)) for a, w in zip(after, wanted)),
+            "contested_before": len(contested), "contested_wanted_first_after": sum(
+                bool(wanted[i] & set(after[i])) for i in contested),
+            "lifecycles_changed": changed}
+
+
 def personal(path: str | Path | None = None, *, drain: bool = False, model: str | None = None,
              misses: bool = False) -> dict:
     """Load the fixture into a fresh store and measure recall per split and kind, plus cross-user hits."""
@@ -188,6 +220,7 @@ def personal(path: str | Path | None = None, *, drain: bool = False, model: str 
                     for s in stored for message in s.persona["messages"]]
             others = cross_user(db, stored)
             control = cross_user(db, stored, control=True)
+            after_feedback = feedback_effect(db, stored, rows)  # last: it changes the store's ranking
             embedding_model = vectors.model_id(db)
         finally:
             db.close()
@@ -197,10 +230,21 @@ def personal(path: str | Path | None = None, *, drain: bool = False, model: str 
               "overall": summarize(rows),
               **{split: summarize([row for row in rows if row["split"] == split]) for split in SPLITS},
               "cross_user": {"probes": others["probes"], "hits": others["hits"], "found": others["found"],
-                             "control_hits": control["hits"]}}
+                             "control_hits": control["hits"]},
+              "feedback": after_feedback}
     if misses:
         report["misses"] = [row for row in rows if row["leaked"] or (row["kind"] != "unrelated" and not row["hit@3"])]
     return report
+
+
+def feedback_line(effect: dict) -> str:
+    return (f"feedback: {effect['marked_unhelpful']} memories ranked first but unwanted were called unhelpful once; "
+            f"unwanted memory first {effect['unwanted_first_before']} -> {effect['unwanted_first_after']} "
+            f"(the same one still first: {effect['same_unwanted_first_after']}), wanted memory first "
+            f"{effect['wanted_first_before']} -> {effect['wanted_first_after']} of {effect['messages']} messages "
+            f"(where a wanted one was ranked below an unwanted one: {effect['contested_wanted_first_after']} of "
+            f"{effect['contested_before']} now first); "
+            f"lifecycles changed: {effect['lifecycles_changed']}")
 
 
 def table(report: dict) -> str:
@@ -220,7 +264,8 @@ def table(report: dict) -> str:
     lines += [f"unrelated messages recalling something: {leaks}",
               f"cross-user hits: {cross['hits']} over {cross['probes']} probes "
               f"(control, both users' scopes visible: {cross['control_hits']})",
-              f"vector lane unavailable (lexical only) on {report['degraded']} of {report['messages']} messages"]
+              f"vector lane unavailable (lexical only) on {report['degraded']} of {report['messages']} messages",
+              feedback_line(report["feedback"])]
     for row in report.get("misses", []):
         lines.append(f"MISS {row['id']} [{row['kind']}] {row['text']!r}: wanted {row['wanted'] or '-'}, "
                      f"got {row['got'] or '-'} ({row['miss_reason'] or 'packed'}), ranked {row['ranked'] or '-'}")

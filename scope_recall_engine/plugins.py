@@ -23,6 +23,7 @@ DEFAULT_PLUGINS = (
     "scope_recall_engine.truth.entities",
     "scope_recall_engine.reading.ledger",
     "scope_recall_engine.companion.vectors",
+    "scope_recall_engine.writing.feedback",
 )
 OWN_DISTRIBUTION = "scope-recall"
 ENTRY_POINT_GROUP = "scope_recall"

@@ -152,3 +152,22 @@ def test_eval_personal_command_on_the_packaged_fixture():
     assert sum(row["leaked"] for row in misses) == report["overall"]["unrelated"]["leaked"]
     text = CliRunner().invoke(cli, ["eval", "personal", "--embedding-model", HASH_MODEL_ID])
     assert text.exit_code == 0 and "cross-user hits: 0 over" in text.output and "hit@3" in text.output
+
+
+def test_the_before_and_after_feedback_figure(tmp_path):
+    """A memory ranked first for a message that wanted another is called unhelpful once; the figure counts it,
+    ranks every message again, and no lifecycle moves."""
+    fixture = {"personas": [
+        {"key": "a", "user": "ada", "split": "dev", "memories": [
+            {"id": "a.old", "content": "Which car Ada has: her old car, a blue Fiat car she sold, was the car she had"},
+            {"id": "a.new", "content": "Ada has a red Volvo"}],
+         "messages": [{"id": "a.q1", "kind": "direct", "text": "which car does Ada have", "wanted": ["a.new"]},
+                      {"id": "a.u1", "kind": "unrelated", "text": "capital of Peru", "wanted": []}]},
+        {"key": "b", "user": "bo", "split": "heldout", "memories": [{"id": "b.m1", "content": "Bo keeps bees"}],
+         "messages": [{"id": "b.q1", "kind": "direct", "text": "bees", "wanted": ["b.m1"]}]}]}
+    report = personal(_write(tmp_path, fixture), model=HASH_MODEL_ID)
+    effect = report["feedback"]
+    assert effect["messages"] == 2 and effect["marked_unhelpful"] == 1 and effect["unwanted_first_before"] == 1
+    assert effect["wanted_first_before"] == 1 and effect["lifecycles_changed"] == 0  # b.q1 is the control
+    assert effect["unwanted_first_after"] <= effect["unwanted_first_before"]
+    assert "feedback: 1 memories ranked first but unwanted" in eval_personal.table(report)

@@ -14,6 +14,7 @@ from scope_recall_engine.truth.store import connect
 
 FACT = "The user's favourite tea is oolong"
 TOOLS = ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update",
+         "scope_recall_context", "scope_recall_feedback", "scope_recall_merge",
          "scope_recall_probe", "scope_recall_related", "scope_recall_stats"]
 BUILTIN_NOTE = "Alice keeps her passport in the blue folder"  # what alice saved through Hermes' built-in tool
 
@@ -71,7 +72,7 @@ def recall_block(request: dict) -> str:
     return text[text.index("<memory-context>"):text.index("</memory-context>")] if "<memory-context>" in text else ""
 
 
-def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_the_memory_tools(fake_model, home):
+def test_multi_user_gateway_recalls_for_the_right_user_only_and_offers_only_its_tools(fake_model, home):
     alice = {"platform": "telegram", "user_id": "alice", "chat_id": "c-alice"}
     carol = {"platform": "telegram", "user_id": "carol", "chat_id": "c-carol"}
     # Hermes' built-in memory is on by default: alice's note sits in everybody's system prompt (the control).

@@ -48,10 +48,11 @@ def tool(provider, name, **args):
     return json.loads(provider.handle_tool_call(name, args))
 
 
-def test_loads_through_hermes_discovery_with_only_the_memory_tools(home):
+def test_loads_through_hermes_discovery_with_only_its_tools(home):
     provider = load_memory_provider("scope-recall")
     names = [schema["name"] for schema in provider.get_tool_schemas()]
     assert names == ["scope_recall_store", "scope_recall_search", "scope_recall_forget", "scope_recall_update",
+                     "scope_recall_context", "scope_recall_feedback", "scope_recall_merge",
                      "scope_recall_probe", "scope_recall_related", "scope_recall_stats"]
     assert not any(word in name for name in names for word in ("promote", "purge", "reject"))
     for schema in provider.get_tool_schemas():

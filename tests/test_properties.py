@@ -18,6 +18,7 @@ from scope_recall_engine import agent_tools, config
 from scope_recall_engine.companion import embedders
 from scope_recall_engine.errors import Tombstoned
 from scope_recall_engine.reading import recall, retrieval
+from scope_recall_engine.reading.explain import explain
 from scope_recall_engine.truth.content import normalize
 from scope_recall_engine.truth.principals import agent, human, system
 from scope_recall_engine.truth.scope import Identity
@@ -71,6 +72,7 @@ def surfaces(db, identity: Identity, query: str) -> dict[str, set[int]]:
     view = View(identity.accessible())
     context = agent_tools.ToolContext(db, identity, agent(identity.agent), view)
     searched = json.loads(agent_tools.call(context, agent_tools.SEARCH, {"query": query}))
+    block = json.loads(agent_tools.call(context, agent_tools.CONTEXT, {"query": query}))
     queue = review_queue.queue(db, identity.shared_scope).items
     return {
         "search": {hit.id for hit in retrieval.search(db, view, query, 10).hits},
@@ -79,6 +81,8 @@ def surfaces(db, identity: Identity, query: str) -> dict[str, set[int]]:
         "export": {row["id"] for row in transfer.export_rows(db, identity.accessible())},
         "queue": {item.memory["id"] for item in queue} | {hit.id for item in queue for hit in item.nearest},
         "candidates": {row["id"] for row in review_queue.candidates(db, identity.shared_scope)},
+        "context": {line["id"] for line in block.get("evidence", [])},
+        "explain": {candidate["id"] for candidate in explain(db, view, query)["candidates"]},
     }
 
 
@@ -99,9 +103,15 @@ def test_one_identity_s_memories_never_reach_another_on_any_read_surface(owner, 
         for surface, ids in surfaces(db, other, query).items():
             assert not ids & set(mine.values()), (surface, owner, other)
         assert owner_token not in packet_text(db, other, query)
+        as_other = View(other.accessible())
+        tool = agent_tools.ToolContext(db, other, agent(other.agent), as_other)
+        for text in (json.dumps(explain(db, as_other, query)), agent_tools.call(tool, agent_tools.CONTEXT,
+                                                                                {"query": query})):
+            assert f"word is {owner_token}" not in text and f"about {owner_token}" not in text
         found = surfaces(db, owner, query)  # positive control: the owner finds its own on each surface
         assert mine["active"] in found["search"] and mine["active"] in found["packet"]
         assert mine["active"] in found["tool"] and set(mine.values()) <= found["export"]
+        assert mine["active"] in found["context"] and mine["active"] in found["explain"]
         assert mine["candidate"] in found["queue"] and mine["candidate"] in found["candidates"]
         assert owner_token in packet_text(db, owner, f"tell me {owner_token}")
         assert not found["export"] & set(theirs.values())

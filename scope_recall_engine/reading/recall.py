@@ -10,6 +10,7 @@ import re
 import time
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Callable
 
 from scope_recall_engine.reading import retrieval
 from scope_recall_engine.reading.ledger import recently_recalled, record
@@ -34,6 +35,19 @@ _ANGLES = str.maketrans({
     '"': "'", "`": "'",  # items are double-quoted; code fences cannot open
 })
 _DROPPED_CATEGORIES = {"Cc", "Cf", "Co", "Cs"}  # controls, format (bidi, zero-width, tags), private, surrogates
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a rendered block says around its items: the header, how many items at most, and the evidence shown
+    in each item's brackets after its id. The packet and the context block (``context.py``) differ only here."""
+
+    header: str = HEADER
+    max_items: int = MAX_ITEMS
+    evidence: Callable = lambda hit: hit.target
+
+
+PACKET = Layout()
 
 
 @dataclass
@@ -62,13 +76,14 @@ def packet(db, view: View, query: str, *, surface: str, session_key: str | None 
     return result
 
 
-def render(hits: list, max_chars: int = MAX_CHARS) -> tuple[str, list[int]]:
-    """Header plus at most three quoted one-line items, the whole text within ``max_chars``."""
-    lines, ids = [HEADER], []
-    remaining = max_chars - len(HEADER)
-    for position, hit in enumerate(hits[:MAX_ITEMS]):
-        prefix = f'\n{len(ids) + 1}. [#{hit.id} {hit.target}] "'
-        share = remaining // (min(len(hits), MAX_ITEMS) - position)
+def render(hits: list, max_chars: int = MAX_CHARS, layout: Layout = PACKET) -> tuple[str, list[int]]:
+    """Header plus at most ``layout.max_items`` (the packet: three) neutralized, quoted one-line items, the whole
+    text within ``max_chars``: each item gets an even share of what is left."""
+    lines, ids = [layout.header], []
+    remaining = max_chars - len(layout.header)
+    for position, hit in enumerate(hits[:layout.max_items]):
+        prefix = f'\n{len(ids) + 1}. [#{hit.id} {layout.evidence(hit)}] "'
+        share = remaining // (min(len(hits), layout.max_items) - position)
         room = share - len(prefix) - 1
         if room < MIN_ITEM_CHARS:
             break

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
+from scope_recall_engine.reading import trust
 from scope_recall_engine.reading.intent import asks_for_context
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
@@ -62,6 +63,7 @@ class SearchResult:
     lanes: dict[str, str] = field(default_factory=dict)  # lane -> "ok" | "skipped" | why it failed
     miss_reason: str | None = None  # gated | no_match | abstained, when hits is empty
     admitted: int = 0  # ranked candidates that pass abstention (with abstain=False, how many it would keep)
+    candidates: list["Candidate"] = field(default_factory=list)  # every candidate, ranked, with its lane scores
 
     def __iter__(self):
         return iter(self.hits)
@@ -87,6 +89,7 @@ class Candidate:
     evidence: float = 0.0  # for ranking: z(D) against the reference + LEXICAL_WEIGHT * lexical
     relevance: float = 0.0  # share of the reference population this memory's own text out-scores
     beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
+    trust: float = 0.0  # the feedback offset already added to evidence (reading/trust.py)
 
 
 def query_terms(query: str, *, content_only: bool = False) -> list[str]:
@@ -248,6 +251,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         for candidate in candidates.values():
             candidate.lexical = candidate.lexical_own = candidate.relevance = candidate.evidence = (
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
+    trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     floor = CONTEXT_FLOOR if asks_for_context(query) else None
     kept = [c for c in ranked if admissible(c, floor)]
@@ -255,7 +259,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes
-    return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept))
+    return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
+                        candidates=ranked)
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int]) -> tuple[dict[int, Candidate], dict]:

@@ -352,3 +352,17 @@ def m011_entity_index(db):
                m.review_state, m.scope_id
         FROM memory_entities l JOIN entities e ON e.id = l.entity_id JOIN memories m ON m.id = l.memory_id""")
     entities.rebuild(db)
+
+
+@migration
+def m012_memory_feedback(db):
+    """Feedback on recalled memories ("helpful" / "unhelpful", a note, who said it, from which surface): a ledger
+    of opinions beside the recall ledger. It moves ranking within bounds (``reading/trust.py``) and never a
+    lifecycle; repeated "unhelpful" brings the memory to a person (``writing/review_queue.flagged``)."""
+    db["memory_feedback"].create(
+        {"id": int, "memory_id": int, "scope_id": str, "verdict": str, "note": str, "principal": str,
+         "principal_kind": str, "surface": str, "at": str},
+        pk="id", not_null={"memory_id", "scope_id", "verdict", "principal", "principal_kind", "surface", "at"},
+        foreign_keys=[("memory_id", "memories", "id")],
+    )
+    db["memory_feedback"].create_index(["memory_id", "at"])

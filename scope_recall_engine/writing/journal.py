@@ -9,6 +9,7 @@ can forget to).
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from dataclasses import asdict, dataclass
 from datetime import timedelta
@@ -130,6 +131,14 @@ def sources(db, memory_id: int) -> list[dict]:
         "select s.journal_entry_id, s.cited_sha256, s.revoked, s.revoked_reason, s.expired_at, j.role, j.content,"
         " j.created_at from memory_sources s left join journal_entries j on j.id = s.journal_entry_id"
         " where s.memory_id = ? order by s.id", [memory_id])]
+
+
+def copy_sources(db, from_ids: list[int], to_id: int) -> None:
+    """A merged memory rests on every source's evidence: their links, revoked ones too, now also cite it."""
+    db.execute("insert or ignore into memory_sources(memory_id, journal_entry_id, cited_sha256, run_id, linked_at,"
+               " expired_at, revoked, revoked_reason, revoked_at) select ?, journal_entry_id, cited_sha256, run_id,"
+               " linked_at, expired_at, revoked, revoked_reason, revoked_at from memory_sources"
+               " where memory_id in (select value from json_each(?)) order by id", [to_id, json.dumps(from_ids)])
 
 
 def erase_sources(db, memory_id: int) -> int:

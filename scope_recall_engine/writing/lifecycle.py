@@ -28,7 +28,7 @@ from scope_recall_engine.truth.store import (
     update_memory,
     write,
 )
-from scope_recall_engine.writing.journal import erase_sources
+from scope_recall_engine.writing.journal import copy_sources, erase_sources
 
 STATES = ("candidate", "active", "archived", "rejected", "superseded", "purged")
 ALLOW, OWN_SCOPE, DENY = "allow", "own scope", "deny"
@@ -37,6 +37,7 @@ CONTEXT_WINDOW = timedelta(minutes=30)  # memories stored this close together ar
 
 
 MAX_REASON_CHARS = 1000  # a reason explains a decision; it is not a place to store documents
+MAX_MERGE = 10  # memories one merge folds together: a merge states one fact, not a digest of many
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Transition:
     agent: str = DENY
     system: str = DENY
     needs_reason: bool = False
+    one_row: bool = True  # applied to one existing row by itself (merge takes several; unmerge only a merge)
 
 
 TRANSITIONS = {
@@ -61,6 +63,8 @@ TRANSITIONS = {
     "revise": Transition(("candidate",), system=ALLOW),  # the digest merges a later sighting into its own candidate
     "supersede": Transition(("active",), human=ALLOW, agent=OWN_SCOPE),
     "purge": Transition(tuple(s for s in STATES if s != "purged"), human=ALLOW),
+    "merge": Transition(("active",), human=ALLOW, agent=OWN_SCOPE, one_row=False),  # each source, superseded
+    "unmerge": Transition(("active",), human=ALLOW, one_row=False),  # the merged row: archived, sources restored
 }
 
 
@@ -155,7 +159,8 @@ def _tombstone(db, memory: dict, reason: str, principal: Principal, note: str | 
 
 def _insert(db, *, scope_id: str, target: str, content: str, content_hash: str, principal: Principal,
             lifecycle: str, review_state: str, origin: str, valid_from: str | None = None,
-            supersedes: int | None = None, reason: str | None = None, details: dict | None = None) -> dict:
+            supersedes: int | None = None, reason: str | None = None, details: dict | None = None,
+            action: str | None = None) -> dict:
     at = now()
     row = {
         "scope_id": scope_id, "shared_scope_id": shared_part(scope_id), "target": target, "content": content,
@@ -169,7 +174,7 @@ def _insert(db, *, scope_id: str, target: str, content: str, content_hash: str, 
     memory = {**row, "id": memory_id}
     entities.index(db, memory_id, content)
     record_version(db, memory_id, 1, content, row["content_hash"], principal, reason)
-    audit(db, memory, "store" if lifecycle == "active" else "extract", principal,
+    audit(db, memory, action or ("store" if lifecycle == "active" else "extract"), principal,
           to_state=lifecycle, reason=reason)
     enqueue_vector_sync(db, memory_id, 1)
     return memory
@@ -351,6 +356,71 @@ def _close(db, old: dict, successor_id: int, principal: Principal, at: str, reas
     update_memory(db, old, lifecycle="superseded", valid_to=at, superseded_by=successor_id)
     audit(db, old, "supersede", principal, from_state="active", to_state="superseded",
           reason=reason or f"superseded by memory {successor_id}")
+
+
+def merge(db, memory_ids: list[int], principal: Principal, content: str, *, reason: str | None = None,
+          scopes: tuple[str, ...] | None = None) -> dict:
+    """Several active memories of one scope and target become one new active memory with ``content``: each source
+    is superseded by it (window closed, ``superseded_by`` set, audited), its journal provenance is linked to the
+    new row, and the new row's version and audit event name the sources. Never across scopes (shared and local,
+    or two users'), never past a tombstone; ``unmerge`` reverses it."""
+    ids = list(dict.fromkeys(memory_ids))
+    if not 2 <= len(ids) <= MAX_MERGE:
+        raise InvalidInput(f"a merge takes 2 to {MAX_MERGE} different memory ids, not {len(ids)}")
+    content = text.validate(content)
+    content_hash = text.content_hash(content)
+    with write(db):
+        sources = [get_memory(db, memory_id) for memory_id in ids]
+        for source in sources:  # every source first: to an agent, another scope's id does not exist
+            note = authorize("merge", principal, source, scopes, reason)
+        if len({source["scope_id"] for source in sources}) > 1:
+            raise InvalidInput("cannot merge memories of different scopes (durable and this chat's, or two users'): "
+                               "merge memories of one scope")
+        if len({source["target"] for source in sources}) > 1:
+            raise InvalidInput("cannot merge memories of different targets: merge memories of one target")
+        first, at = sources[0], now()
+        check_tombstone(db, first["shared_scope_id"], content_hash)
+        listed = ", ".join(f"#{memory_id}" for memory_id in ids)
+        new = _insert(db, scope_id=first["scope_id"], target=first["target"], content=content,
+                      content_hash=content_hash, principal=principal, lifecycle="active",
+                      review_state=_standing(principal), origin="merge", valid_from=at, action="merge",
+                      reason=f"merge of {listed}" + (f": {note}" if note else ""),
+                      details={"corroborations": sum(source["corroborations"] for source in sources),
+                               "provenance": next((s["provenance"] for s in sources if s["provenance"]), None)})
+        copy_sources(db, ids, new["id"])
+        for source in sources:
+            update_memory(db, source, lifecycle="superseded", valid_to=at, superseded_by=new["id"])
+            audit(db, source, "merge", principal, from_state="active", to_state="superseded",
+                  reason=f"merged into memory {new['id']}" + (f": {note}" if note else ""))
+        return new
+
+
+def merged_sources(db, memory_id: int) -> list[dict]:
+    """The memories a merge folded into ``memory_id`` (empty unless it is a merge), in id order."""
+    return list(db["memories"].rows_where("superseded_by = ? and lifecycle = 'superseded'", [memory_id],
+                                          order_by="id"))
+
+
+def unmerge(db, memory_id: int, principal: Principal, *, reason: str | None = None,
+            scopes: tuple[str, ...] | None = None) -> dict:
+    """A person undoes a merge: the merged memory is archived and each source is restored as it was (active,
+    window open again), unless a person has since refused a source's value (its tombstone holds)."""
+    with write(db):
+        merged = get_memory(db, memory_id)
+        note = authorize("unmerge", principal, merged, scopes, reason)
+        sources = merged_sources(db, memory_id)
+        if merged["origin"] != "merge" or not sources:
+            raise IllegalTransition(f"cannot unmerge memory {memory_id}: it is not a merge of memories that are "
+                                    "still superseded by it")
+        for source in sources:
+            check_tombstone(db, source["shared_scope_id"], source["content_hash"])
+        archived = update_memory(db, merged, lifecycle="archived", previous_lifecycle="active")
+        audit(db, merged, "unmerge", principal, from_state="active", to_state="archived", reason=note)
+        for source in sources:
+            update_memory(db, source, lifecycle="active", valid_to=None, superseded_by=None)
+            audit(db, source, "restore", principal, from_state="superseded", to_state="active",
+                  reason=f"merge {memory_id} undone" + (f": {note}" if note else ""))
+        return archived
 
 
 def purge(db, memory_id: int, principal: Principal, *, reason: str | None = None,

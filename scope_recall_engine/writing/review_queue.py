@@ -18,13 +18,13 @@ from scope_recall_engine.truth.principals import Principal
 from scope_recall_engine.truth.scope import label, shared_part
 from scope_recall_engine.truth.store import get_memory
 from scope_recall_engine.truth.visibility import View
-from scope_recall_engine.writing import journal, lifecycle
+from scope_recall_engine.writing import feedback, journal, lifecycle
 from scope_recall_engine.writing.lifecycle import DENY, NEW, TRANSITIONS
 
 NEAREST_LIMIT = 3
 PAGE_SIZE = 25  # candidates per page: each shows evidence and twins, so a page stays readable
 HUMAN_ACTIONS = tuple(action for action, rule in TRANSITIONS.items()  # what a person may do to an existing row
-                      if rule.human != DENY and NEW not in rule.from_states)
+                      if rule.human != DENY and NEW not in rule.from_states and rule.one_row)
 BATCH_DECISIONS = ("promote", "reject")
 
 
@@ -122,6 +122,13 @@ def item(db: sqlite_utils.Database, memory_id: int) -> QueueItem:
 def _item(db: sqlite_utils.Database, memory: dict) -> QueueItem:
     nearest = nearest_active(db, memory) if memory["lifecycle"] == "candidate" else []
     return QueueItem(memory=memory, evidence=journal.sources(db, memory["id"]), nearest=nearest)
+
+
+def flagged(db: sqlite_utils.Database, scope_id: str | None = None) -> list[QueueItem]:
+    """Active memories that feedback called unhelpful ``feedback.FLAG_AFTER`` times since a person last looked,
+    each with the feedback notes as its evidence: a person decides (edit, archive, or call it helpful)."""
+    return [QueueItem(memory=get_memory(db, memory_id), evidence=feedback.notes(db, memory_id))
+            for memory_id in feedback.flagged_ids(db, scope_id)]
 
 
 def human_actions(memory: dict) -> list[str]:

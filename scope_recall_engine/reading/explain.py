@@ -1,0 +1,77 @@
+"""Why recall returned what it did, for an operator: every candidate retrieval weighed (each lane's raw score,
+relevance, ranking evidence, the feedback offset), why it was admitted or abstained, and how many other rows
+holding the query's words the visibility predicate kept out, by predicate: counts only, never another scope's
+content or ids. It runs retrieval itself (``SearchResult.candidates``), so it cannot drift from what recall does.
+"""
+
+from __future__ import annotations
+
+from scope_recall_engine.reading import retrieval
+from scope_recall_engine.truth.content import clean_query
+from scope_recall_engine.truth.visibility import VISIBLE, View
+
+MAX_CANDIDATES = 20
+
+# The first part of VISIBLE a row fails, in the order VISIBLE checks them.
+_PREDICATE = """case
+  when m.scope_id not in (select value from json_each(:visible_scopes)) then 'scope: not this identity''s'
+  when not (+m.lifecycle = 'active' or (+m.lifecycle = 'superseded' and :visible_as_of = 1))
+    then 'lifecycle: ' || m.lifecycle
+  when m.valid_from is not null and m.valid_from > :visible_at then 'validity: not yet valid'
+  when m.valid_to is not null and m.valid_to <= :visible_at then 'validity: no longer valid'
+  else 'review: not human-reviewed (trusted only)' end"""
+
+
+def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
+    """Retrieval for ``query`` as ``view``, with nothing abstained, explained candidate by candidate."""
+    found = retrieval.search(db, view, query, limit, abstain=False)
+    if found.miss_reason == "gated":
+        miss = "gated"
+    else:
+        miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
+    return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
+            "degraded": found.degraded, "lanes": found.lanes,
+            "candidates": [_candidate(rank, c) for rank, c in enumerate(found.candidates[:limit], 1)],
+            "excluded": excluded(db, view, query)}
+
+
+def _candidate(rank: int, candidate: retrieval.Candidate) -> dict:
+    admitted = retrieval.admissible(candidate)
+    return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
+            "review_state": candidate.row.review_state,
+            "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
+            "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
+            "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
+            "trust": round(candidate.trust, 4), "admitted": admitted, "why": why(candidate, admitted)}
+
+
+def _round(value: float | None) -> float | None:
+    """Four significant digits: BM25 scores of a small store are tiny, and must not read as zero."""
+    return None if value is None else float(f"{value:.4g}")
+
+
+def why(candidate: retrieval.Candidate, admitted: bool) -> str:
+    """The abstention rule that decided this candidate, with its numbers against the rule's thresholds."""
+    verdict = "admitted" if admitted else "abstained"
+    if "exact" in candidate.lanes:
+        return "admitted: the query names this memory's id"
+    if candidate.lexical_own > 0:
+        return (f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor "
+                f"{retrieval.SHARED_WORDS_FLOOR}")
+    beyond = "no vector" if candidate.beyond == float("-inf") else f"{candidate.beyond:.2f} sd"
+    return (f"{verdict}: meaning only; relevance {candidate.relevance:.3f} against the floor {retrieval.FLOOR}, "
+            f"and {beyond} beyond the best reference sentence against {retrieval.MEANING_MARGIN} sd")
+
+
+def excluded(db, view: View, query: str) -> dict[str, int]:
+    """Rows anywhere in the store whose text holds one of the query's words but which this view may not recall,
+    counted by the predicate that keeps each out (the word index only; the vector lane's finds are re-read under
+    the same predicate)."""
+    terms = retrieval.query_terms(clean_query(query), content_only=True)[:20]
+    if not terms:
+        return {}
+    match = "content : (" + " OR ".join('"' + term.replace('"', '""') + '"' for term in terms) + ")"
+    sql = f"""select {_PREDICATE} as predicate, count(*) from memories_fts
+              join memories m on m.id = memories_fts.rowid
+              where memories_fts match :match and not ({VISIBLE}) group by predicate order by predicate"""
+    return dict(db.execute(sql, {"match": match, **view.params()}).fetchall())
