@@ -54,3 +54,29 @@ def test_e5_weights_load_once():
 def test_query_prefix_changes_the_vector_only_for_prefixed_models():
     model = embedders.get_model(embedders.E5_MODEL_ID)
     assert embedders.embed_query(model, "tea") != embedders.embed_passages(model, ["tea"])[0]
+
+
+def test_e5_latent_terms_bridge_words_that_share_no_letters():
+    import numpy as np
+
+    model = embedders.get_model(embedders.E5_MODEL_ID)
+    memories = ["Alice has a Border terrier called Biscuit.", "The team's main database is PostgreSQL 15.",
+                "The user is vegetarian.", "Plays the clarinet in the municipal band."]
+    queries = ["what treats are safe to give the dog?", "find the slowest transactions in our db",
+               "suggest something for dinner"]
+    found = embedders.latent_terms(model, memories + queries)
+    for features, weights in found:
+        assert 0 < len(features) <= embedders.TERMS and abs(np.linalg.norm(weights) - 1) < 1e-4
+    ids, weights = embedders.term_arrays(found[:len(memories)])
+    for n, (features, values) in enumerate(found[len(memories):]):
+        query = np.zeros(embedders.TERMS_SPACE, np.float32)
+        query[features] = values
+        overlap = (query[ids] * weights).sum(axis=1)
+        others = np.delete(overlap, n)
+        assert overlap[n] > 1.5 * others.max(), (queries[n], overlap)
+
+
+def test_only_models_with_latent_terms_offer_them():
+    assert embedders.offers_terms(embedders.E5_MODEL_ID)
+    hashed = embedders.get_model(embedders.HASH_MODEL_ID)
+    assert not embedders.offers_terms(embedders.HASH_MODEL_ID) and embedders.latent_terms(hashed, ["x"]) is None

@@ -310,3 +310,15 @@ def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_genera
     assert retrieval.search(db, view, "quick dinner tonight").hits == []
     for question in ("what's the capital of Australia?", "explain how photosynthesis works"):
         assert retrieval.search(db, view, question).hits == [], question
+
+
+def test_latent_terms_lift_a_memory_its_vector_alone_ranks_too_low(db, monkeypatch):
+    from scope_recall_bench import eval_personal
+
+    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p2"])
+    vectors.drain(db)  # 22 rows: more than a search catches up by itself
+    view, wanted = View(stored.identity.accessible()), stored.ids["p2.m18"]  # "... database is PostgreSQL 15 ..."
+    message = "write a quick query to find the slowest transactions in our db"
+    assert wanted in _ids(retrieval.search(db, view, message, 3, abstain=False))
+    monkeypatch.setattr(retrieval, "TERMS_WEIGHT", 0.0)
+    assert wanted not in _ids(retrieval.search(db, view, message, 3, abstain=False))

@@ -184,3 +184,28 @@ def test_a_table_whose_creation_was_killed_is_recreated_by_the_next_write(hashed
         lane, status = dense.lane(hashed, View(alice.accessible()), "green tea")
         assert status == "ok" and set(lane.hits) == set(ids)
     assert vectors.check(hashed).ok and indexed(hashed, alice) == set(ids)
+
+
+def _scope_vectors(db, memory_id):
+    scope = db.execute("select scope_id from memories where id = ?", [memory_id]).fetchone()[0]
+    return vectors.scope_vectors(vectors.index_dir(db), scope, vectors.database_file(db))
+
+
+def test_the_e5_companion_keeps_latent_terms_and_one_built_without_them_is_rebuilt(db, alice):
+    import numpy as np
+
+    [memory_id] = _store(db, alice, ["alice drinks green tea every morning"])
+    vectors._create(db, embedders.E5_MODEL_ID, 384, terms=False)  # a companion from before latent terms
+    assert _scope_vectors(db, memory_id).terms is None and vectors._model_changed(db, embedders.E5_MODEL_ID)
+    result = vectors.drain(db)
+    part = _scope_vectors(db, memory_id)
+    assert result.rebuilt and vectors._meta(db)["terms"] is True and vectors.check(db).ok
+    assert part.terms.shape == part.weights.shape and 0 < part.terms.shape[1] <= embedders.TERMS
+    assert abs(np.linalg.norm(part.weights[0]) - 1) < 1e-4
+
+
+def test_a_model_without_latent_terms_keeps_vectors_only(hashed, alice):
+    [memory_id] = _store(hashed, alice, ["alice drinks green tea every morning"])
+    vectors.drain(hashed)
+    assert vectors._meta(hashed)["terms"] is False and _scope_vectors(hashed, memory_id).terms is None
+    assert memory_id in _scope_vectors(hashed, memory_id).position  # control: the row is there, as a vector

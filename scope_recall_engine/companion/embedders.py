@@ -177,6 +177,17 @@ def latent_terms(model: llm.EmbeddingModel, texts: list[str]) -> list[tuple[list
     return model.latent_terms(list(texts)) if has_terms(model) else None
 
 
+def term_arrays(found: list[tuple[list[int], list[float]]]) -> tuple:
+    """Rows of latent terms as two arrays, rows x the longest row (feature ids, weights), zero-padded."""
+    import numpy as np
+
+    width = max((len(features) for features, _ in found), default=0) or 1
+    ids, weights = np.zeros((len(found), width), np.int64), np.zeros((len(found), width), np.float32)
+    for n, (features, values) in enumerate(found):
+        ids[n, :len(features)], weights[n, :len(values)] = features, values
+    return ids, weights
+
+
 def embed_passages(model: llm.EmbeddingModel, texts: list[str]) -> list[list[float]]:
     prefix = PASSAGE_PREFIX if getattr(model, "prefixed", False) else ""
     return list(model.embed_multi([prefix + text[:MAX_EMBED_CHARS] for text in texts]))

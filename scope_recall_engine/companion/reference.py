@@ -182,11 +182,8 @@ def _reference_terms(model_id: str, cache_dir: Path | None) -> tuple:
         except (OSError, ValueError, KeyError) as error:
             raise ConfigError(f"the recall reference terms {path} are corrupt ({error}): reinstall") from None
     else:
-        found = embedders.latent_terms(embedders.get_model(model_id), population().texts)
-        width = max(len(features) for features, _ in found)
-        terms, weights = np.zeros((len(found), width), np.int64), np.zeros((len(found), width), np.float32)
-        for n, (features, values) in enumerate(found):
-            terms[n, :len(features)], weights[n, :len(values)] = features, values
+        terms, weights = embedders.term_arrays(embedders.latent_terms(embedders.get_model(model_id),
+                                                                       population().texts))
         if cached is not None:
             np.savez_compressed(cached, terms=terms.astype(np.uint16), weights=weights.astype(np.float16))
     if terms.shape[0] != len(population().texts):

@@ -526,16 +526,11 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
 
 def _padded_terms(data) -> tuple:
     """The rows' latent terms as two rows x TERMS arrays (feature ids, weights; zero-padded), or (None, None)."""
-    import numpy as np
+    from scope_recall_engine.companion import embedders
 
     if "terms" not in data.schema.names:
         return None, None
-    terms, weights = data["terms"].to_pylist(), data["weights"].to_pylist()
-    width = max((len(row) for row in terms), default=0) or 1
-    ids, values = np.zeros((len(terms), width), np.int64), np.zeros((len(terms), width), np.float32)
-    for n, (row, weight) in enumerate(zip(terms, weights)):
-        ids[n, :len(row)], values[n, :len(weight)] = row, weight
-    return ids, values
+    return embedders.term_arrays(list(zip(data["terms"].to_pylist(), data["weights"].to_pylist())))
 
 
 def _open_table(directory: Path):
