@@ -205,9 +205,11 @@ class Pending:
     status: str = "ok"  # why there is no future, or what catching up left behind
 
 
-def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S) -> Pending:
+def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S, *,
+          terms: bool = False) -> Pending:
     """Catch up the view's waiting rows, then score its scopes on the worker thread (embedding the query, for one
-    wording or its best of a few) while the caller goes on; ``finish`` collects it within ``budget`` seconds."""
+    wording or its best of a few, and with ``terms`` its latent terms beside it) while the caller goes on;
+    ``finish`` collects it within ``budget`` seconds."""
     try:
         model_id, directory = vectors.model_id(db), vectors.index_dir(db)
         warming = _WARMING.get((str(directory), model_id))
@@ -220,9 +222,10 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
         from scope_recall_engine.companion import embedders
 
         queries = [queries] if isinstance(queries, str) else queries
-        terms = _TERMS_POOL.submit(_query_terms, model_id, queries[-1]) if embedders.offers_terms(model_id) else None
+        terms = terms and embedders.offers_terms(model_id)
+        latent = _TERMS_POOL.submit(_query_terms, model_id, queries[-1]) if terms else None
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
-                              queries, view.at is not None, terms)
+                              queries, view.at is not None, latent)
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
         return Pending(status=f"{type(error).__name__}: {error}"[:200])
     return Pending(model_id, future, time.monotonic() + budget, budget, behind or "ok")

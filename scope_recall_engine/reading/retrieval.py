@@ -44,7 +44,8 @@ lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np we
 CANDIDATES = 50  # per lane, before ranking
 DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
-TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning
+TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
+# message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
@@ -235,7 +236,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     counts, size = document_counts(db, view, [t for t in words if not _CJK.search(t)]), view_size(db, view)
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
-    pending = dense.start(db, view, wordings(query, names, common), budget) if use_vectors else None
+    asks = asks_for_context(query)  # the user's context: associative evidence (latent terms) counts too
+    pending = dense.start(db, view, wordings(query, names, common), budget, terms=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms})  # meanwhile
     lane = None
     if pending is not None:
@@ -253,8 +255,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
-    floor = CONTEXT_FLOOR if asks_for_context(query) else None
-    kept = [c for c in ranked if admissible(c, floor)]
+    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if asks else None)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
