@@ -8,12 +8,12 @@ import sys
 
 import click
 
-from scope_recall_engine.cli import doctor, index, memories, review, write_path
+from scope_recall_engine.cli import doctor, index, memories, replication, review, write_path
 from scope_recall_engine.errors import ScopeRecallError
 from scope_recall_engine.plugins import load_plugins
 from scope_recall_engine.truth.store import resolve_path
 
-COMMAND_FAMILIES = (memories, review, write_path, index, doctor)
+COMMAND_FAMILIES = (memories, review, write_path, index, doctor, replication)
 
 
 class EngineGroup(click.Group):
