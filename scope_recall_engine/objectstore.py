@@ -49,6 +49,11 @@ class Location:
     def where(self) -> str:
         return self.endpoint or "AWS S3"
 
+    @property
+    def key(self) -> str:
+        """The location as pyarrow names it: BUCKET/PREFIX."""
+        return f"{self.bucket}/{self.prefix}".rstrip("/")
+
     def child(self, name: str) -> "Location":
         return Location(self.bucket, f"{self.prefix}/{name}".strip("/"), self.endpoint, self.region)
 
@@ -103,8 +108,7 @@ def objects(location: Location) -> dict[str, int]:
     """Every object under the location (key -> size); raises ConfigError naming the problem."""
     from pyarrow import fs
 
-    selector = fs.FileSelector(f"{location.bucket}/{location.prefix}".rstrip("/"), recursive=True,
-                               allow_not_found=True)
+    selector = fs.FileSelector(location.key, recursive=True, allow_not_found=True)
     try:
         store = filesystem(location)
         if store.get_file_info(location.bucket).type == fs.FileType.NotFound:
@@ -120,11 +124,36 @@ def probe(location: Location) -> None:
     objects(location)
 
 
-def read(location: Location, key: str) -> bytes:
-    """One object's bytes (``key`` as ``objects`` lists it)."""
+def read(location: Location, key: str | None = None) -> bytes | None:
+    """One object's bytes (the location's own, or ``key`` as ``objects`` lists it); None when there is none."""
+    from pyarrow import fs
+
     try:
-        with filesystem(location).open_input_stream(key) as stream:
+        store = filesystem(location)
+        if store.get_file_info(key or location.key).type == fs.FileType.NotFound:
+            return None
+        with store.open_input_stream(key or location.key) as stream:
             return stream.read()
+    except OSError as error:
+        raise ConfigError(explain(error, location)) from None
+
+
+def write(location: Location, data: bytes) -> None:
+    """Put one object (a PUT replaces it whole: readers see the old bytes or the new, never half)."""
+    try:
+        with filesystem(location).open_output_stream(location.key) as stream:
+            stream.write(data)
+    except OSError as error:
+        raise ConfigError(explain(error, location)) from None
+
+
+def delete(location: Location) -> None:
+    from pyarrow import fs
+
+    try:
+        store = filesystem(location)
+        if store.get_file_info(location.key).type != fs.FileType.NotFound:
+            store.delete_file(location.key)
     except OSError as error:
         raise ConfigError(explain(error, location)) from None
 

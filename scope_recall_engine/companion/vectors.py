@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from scope_recall_engine import config
+from scope_recall_engine.companion import location
 from scope_recall_engine.hookspecs import hookimpl
 from scope_recall_engine.truth.content import content_hash
 from scope_recall_engine.truth.store import enqueue_vector_sync, now, write
@@ -78,13 +79,15 @@ def database_file(db) -> Path:
     return Path(db.execute("pragma database_list").fetchone()[2])
 
 
-def index_dir(db) -> Path:
+def index_dir(db) -> location.Companion:
+    """Where the companion lives (the ``companion_uri`` setting; default ``NAME.vectors`` beside the store)."""
     path = database_file(db)
-    return path.parent / f"{path.stem}.vectors"
+    settings = config.load(path)
+    return location.resolve(path, settings.companion_uri, settings.object_store_endpoint)
 
 
 def exists(db) -> bool:
-    return (index_dir(db) / "index.json").exists()
+    return index_dir(db).has_meta()
 
 
 def model_id(db) -> str:
@@ -92,8 +95,7 @@ def model_id(db) -> str:
 
 
 def _meta(db) -> dict:
-    path = index_dir(db) / "index.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return index_dir(db).read_meta()
 
 
 def _model_changed(db, model: str) -> bool:
@@ -105,13 +107,10 @@ def _connect(db):
     return connect_dir(index_dir(db))
 
 
-def connect_dir(directory: Path):
-    import lancedb
-
+def connect_dir(directory: location.Companion):
     with _LOCK:
         if str(directory) not in _OPEN:
-            directory.mkdir(parents=True, exist_ok=True)
-            _OPEN[str(directory)] = lancedb.connect(directory, read_consistency_interval=timedelta(0))
+            _OPEN[str(directory)] = directory.connect()
         return _OPEN[str(directory)]
 
 
@@ -137,9 +136,8 @@ def _create(db, model: str, dimensions: int):
         ("vector", pa.list_(pa.float32(), dimensions)),
     ])
     # the model first: a kill between the two leaves a named model and no table, which the next drain creates
-    connection, staged = _connect(db), index_dir(db) / "index.json.tmp"
-    staged.write_text(json.dumps({"model": model, "dimensions": dimensions}) + "\n")
-    staged.replace(index_dir(db) / "index.json")  # atomic: a kill never leaves half a file
+    connection = _connect(db)
+    index_dir(db).write_meta({"model": model, "dimensions": dimensions})
     return connection.create_table(TABLE, schema=schema, mode="overwrite")
 
 
@@ -244,7 +242,7 @@ def exclusive(function=None, *, wait: bool = True):
         if getattr(_HELD, "depth", 0):
             return function(db, *args, **kwargs)
         directory = index_dir(db)
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.local.mkdir(parents=True, exist_ok=True)
         with open(directory / ".lock", "w") as handle, contextlib.ExitStack() as release:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -402,7 +400,7 @@ def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult
         db.execute("insert into vector_outbox (memory_id, generation, created_at) "
                    "select id, generation, ? from memories", [now()])
     _connect(db).drop_table(TABLE, ignore_missing=True)
-    (index_dir(db) / "index.json").unlink(missing_ok=True)
+    index_dir(db).drop_meta()
     result = drain(db, progress=progress)
     scrub(db)  # one compacted version instead of one per batch
     return replace(result, rebuilt=True)
@@ -454,12 +452,12 @@ _SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict() 
 CACHED_SCOPES = 256  # per process: a gateway serving many users keeps the most recent ones
 
 
-def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
+def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> ScopeVectors:
     """The scope's rows from the companion, reloaded whenever the companion's version moves (any process may
     have drained). Safe on a worker thread: truth is read through its own read-only connection."""
     import numpy as np
 
-    table = _open_table(directory) if (directory / "index.json").exists() else None
+    table = _open_table(directory) if directory.has_meta() else None
     if table is None:
         raise FileNotFoundError(f"no vector index at {directory}: run `scope-recall index drain`")
     key, current = (str(directory), scope_id), table.version
@@ -489,7 +487,7 @@ def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
     return vectors
 
 
-def _open_table(directory: Path):
+def _open_table(directory: location.Companion):
     """One open handle per companion (None while it has no table): its ``version`` is a cheap look at the
     latest manifest."""
     key = f"table:{directory}"
