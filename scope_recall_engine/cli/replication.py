@@ -71,17 +71,21 @@ def restore(url, target, timestamp, force, endpoint, as_json):
     out = litestream.restore(location, target, timestamp=timestamp, force=force)
     memories = open_restored(out)
     emit({"restored": str(out), "from": location.url, "timestamp": timestamp, "memories": memories}, as_json,
-         f"restored {location.url} into {out}: {memories} memories. Copy {out.stem}.secret and config.json from "
-         "the old machine if you have them (purged values stay refused only with the secret); then run "
-         f"scope-recall --db {out} doctor")
+         f"restored {location.url} into {out}: {memories} memories.\nNext: copy {out.stem}.secret and config.json "
+         "from the old machine's backup if you have them (purged values stay refused only with the secret); run "
+         f"scope-recall --db {out} index drain (unless the companion is on object storage), then doctor.")
 
 
 def open_restored(path) -> int:
-    """Open the restored store once (migrating it to this version) and count its memories."""
+    """Open the restored store once (migrating it to this version) and count its memories. A companion that
+    stayed on the lost machine is rebuilt by the next drain: every row is queued for it."""
+    from scope_recall_engine.companion import vectors
     from scope_recall_engine.truth.store import connect
 
     db = connect(path)
     try:
+        if not vectors.exists(db):
+            vectors.queue_all(db)
         return db.execute("select count(*) from memories").fetchone()[0]
     finally:
         db.close()

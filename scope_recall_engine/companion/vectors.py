@@ -390,15 +390,21 @@ def pending(db) -> int:
     return db.execute("select count(distinct memory_id) from vector_outbox").fetchone()[0]
 
 
+def queue_all(db) -> None:
+    """Queue every row for the next drain (one transaction): a rebuild, or a restored store whose companion
+    stayed on the lost machine."""
+    with write(db):
+        db.execute("insert into vector_outbox (memory_id, generation, created_at) "
+                   "select id, generation, ? from memories", [now()])
+
+
 @exclusive
 def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult:
     """Throw the companion away and rebuild it from truth with the configured model.
 
     Every row is queued in the outbox first (one transaction), so a rebuild cut short is finished by whichever
     drain runs next, in any process."""
-    with write(db):
-        db.execute("insert into vector_outbox (memory_id, generation, created_at) "
-                   "select id, generation, ? from memories", [now()])
+    queue_all(db)
     _connect(db).drop_table(TABLE, ignore_missing=True)
     index_dir(db).drop_meta()
     result = drain(db, progress=progress)
