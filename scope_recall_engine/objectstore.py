@@ -111,9 +111,9 @@ def objects(location: Location) -> dict[str, int]:
     selector = fs.FileSelector(location.key, recursive=True, allow_not_found=True)
     try:
         store = filesystem(location)
-        if store.get_file_info(location.bucket).type == fs.FileType.NotFound:
+        found = store.get_file_info(selector)  # a listing's error says why (a bucket's HEAD cannot)
+        if not found and store.get_file_info(location.bucket).type == fs.FileType.NotFound:
             raise ConfigError(_PROBLEMS["NO_SUCH_BUCKET"].format(bucket=location.bucket, where=location.where))
-        found = store.get_file_info(selector)
     except OSError as error:
         raise ConfigError(explain(error, location)) from None
     return {info.path: info.size for info in found if info.type == fs.FileType.File}

@@ -170,8 +170,8 @@ def follow(location: objectstore.Location, out: Path, *, ready_timeout: float = 
 @dataclass
 class Status:
     url: str
-    last_sync: datetime | None  # the newest file Litestream uploaded
-    replica_txid: int  # the newest transaction the replica holds
+    last_sync: datetime | None  # when the newest sync was shipped (to the second)
+    replica_txid: int  # Litestream's newest transaction id there (one per sync, not per SQLite transaction)
 
 
 def status(store: Path, location: objectstore.Location) -> Status:
@@ -180,9 +180,13 @@ def status(store: Path, location: objectstore.Location) -> Status:
     with _temporary_config(store, location) as config:
         files = json.loads(_run(["ltx", "-level", "all", "-json", "-config", config, str(Path(store).resolve())],
                                 f"listing {location.url}") or "[]") or []
-    stamps = [datetime.fromisoformat(f["timestamp"].replace("Z", "+00:00")) for f in files]
-    return Status(location.url, max(stamps) if stamps else None,
-                  max((int(f["max_txid"], 16) for f in files), default=0))
+    if not files:
+        return Status(location.url, None, 0)
+    # Litestream's transaction ids count syncs; the sync that shipped the newest one is the earliest file holding
+    # it (a later compaction copies it into a file with a later timestamp)
+    newest = max(int(f["max_txid"], 16) for f in files)
+    shipped = min(f["timestamp"] for f in files if int(f["max_txid"], 16) == newest)
+    return Status(location.url, datetime.fromisoformat(shipped.replace("Z", "+00:00")), newest)
 
 
 def unsynced(db, since: datetime, grace: timedelta) -> tuple[int, int]:
