@@ -7,6 +7,7 @@ import os
 import secrets
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -94,7 +95,10 @@ def _serve_replica(url: str, endpoint: str | None, copy: str | None, host: str, 
         run(datasette, host, port)
     finally:
         follower.terminate()
-        follower.wait(timeout=10)
+        try:
+            follower.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            follower.kill()
 
 
 @click.command(name="hash-password")

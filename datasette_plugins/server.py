@@ -60,12 +60,37 @@ def build(db_path: str | os.PathLike, metadata: dict | None = None, secret: str 
         static_mounts=[("-/scope-recall/static", str(STATIC))],
     )
     datasette.remove_database("_memory")
-    datasette.add_database(Database(datasette, path=str(Path(db_path).resolve()), is_mutable=True), name=DATABASE)
+    kind = _followed_copy() if read_only else Database
+    datasette.add_database(kind(datasette, path=str(Path(db_path).resolve()), is_mutable=True), name=DATABASE)
     if read_only:
         logins = sessions_path(db_path)
         connect(logins).close()
         datasette.add_database(Database(datasette, path=str(logins), is_mutable=True), name=SESSIONS)
     return datasette
+
+
+def _followed_copy():
+    """A Datasette database for a copy that ``litestream restore -f`` keeps fresh. Each read opens its own
+    connection and closes it: a connection kept open would hold its shared lock on the copy (WAL mode), which
+    stops Litestream from applying anything, and its page cache would not notice pages Litestream wrote."""
+    from datasette import database
+
+    class FollowedCopy(database.Database):
+        async def execute_fn(self, fn):
+            def fresh():
+                conn = self.connect()
+                try:
+                    self.ds._prepare_connection(conn, self.name)
+                    return fn(conn)
+                finally:
+                    conn.close()
+                    self._all_file_connections.remove(conn)
+
+            if self.ds.executor is None:
+                return fresh()
+            return await asyncio.get_running_loop().run_in_executor(self.ds.executor, fresh)
+
+    return FollowedCopy
 
 
 def sessions_path(db_path: str | os.PathLike) -> Path:

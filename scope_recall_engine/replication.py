@@ -151,14 +151,15 @@ def follow(location: objectstore.Location, out: Path, *, ready_timeout: float = 
     if out.exists():
         raise InvalidInput(f"{out} exists: a replica starts from a fresh copy")
     objectstore.probe(location)
-    config = config_path(out)
+    config, log = config_path(out), out.parent / f".{out.name}-litestream.log"
     config.write_text(config_text(out, location, 1.0), encoding="utf-8")
-    process = subprocess.Popen([binary(), "restore", "-f", "-config", str(config), str(out)], env=environment(),
-                               stderr=subprocess.PIPE, text=True, **popen)
+    with open(log, "w") as output:  # Litestream's log, read here if it stops before the copy is in place
+        process = subprocess.Popen([binary(), "restore", "-f", "-config", str(config), str(out)],
+                                   env=environment(), stderr=output, **popen)
     deadline = time.monotonic() + ready_timeout
     while not out.exists():
         if process.poll() is not None:
-            lines = [line for line in process.stderr.read().splitlines() if line.startswith("Error:")]
+            lines = [line for line in log.read_text().splitlines() if line.startswith("Error:")]
             raise ConfigError(f"replica of {location.url} failed: {(lines or ['no backup'])[-1][:300]}")
         if time.monotonic() > deadline:
             process.terminate()
