@@ -353,9 +353,10 @@ def catch_up(db, ids: list[int]) -> DrainResult:
 
 
 @exclusive
-def bulk_load(db, texts: list[str]) -> int:
+def bulk_load(db, texts: list[str], variants: dict[str, int] | None = None) -> int:
     """Write the companion for a freshly bulk-filled store in one pass, embedding each distinct text once
-    (benchmarks: rows whose text repeats share its vector). Returns the number of rows written."""
+    (benchmarks: rows whose text repeats share its vector, and so do rows whose content hash ``variants`` maps to
+    the index of a text in ``texts``). Returns the number of rows written."""
     import numpy as np
     import pyarrow as pa
 
@@ -363,7 +364,7 @@ def bulk_load(db, texts: list[str]) -> int:
 
     model = model_id(db)
     computed = embedders.embed_passages(embedders.get_model(model), texts)
-    by_hash = {content_hash(t): i for i, t in enumerate(texts)}
+    by_hash = {content_hash(t): i for i, t in enumerate(texts)} | (variants or {})
     rows = [row for row in _embeddable(db) if row[3] in by_hash]
     matrix = np.asarray(computed, dtype=np.float32)[[by_hash[row[3]] for row in rows]]
     columns = list(zip(*rows)) if rows else [[]] * 5
