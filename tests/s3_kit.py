@@ -63,3 +63,19 @@ def start() -> tuple[subprocess.Popen, S3]:
     key = iam.create_access_key(UserName="scope-recall")["AccessKey"]
     iam.put_user_policy(UserName="scope-recall", PolicyName="all", PolicyDocument=ALLOW_ALL)
     return process, S3(endpoint, key["AccessKeyId"], key["SecretAccessKey"])
+
+
+def replicate_until_synced(store, location) -> None:
+    """Run Litestream until the replica holds the store's newest state, then stop it."""
+    from scope_recall_engine import replication
+
+    shipped = replication.status(store, location).replica_txid
+    litestream = replication.start(store, location, 0.5, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while replication.status(store, location).replica_txid <= shipped:
+            assert time.monotonic() < deadline, "Litestream shipped nothing within 30 s"
+            time.sleep(0.2)
+    finally:
+        litestream.terminate()
+        litestream.wait(timeout=10)

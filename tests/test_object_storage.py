@@ -3,7 +3,6 @@ restored store."""
 
 import itertools
 import os
-import subprocess
 import time
 import urllib.error
 import urllib.parse
@@ -12,6 +11,7 @@ import urllib.request
 import numpy as np
 import pytest
 from console_kit import PASSWORD, TOKEN, console_for, logged_in, running_console
+from s3_kit import replicate_until_synced
 
 from scope_recall_engine import config, objectstore, replication
 from scope_recall_engine.companion import embedders, vectors
@@ -81,20 +81,6 @@ def test_a_wrong_key_for_the_companion_degrades_search_to_lexical_and_doctor_say
     assert "not-the-secret-123" not in doctor.output
 
 
-def _replicate_until_synced(store, location):
-    """Run Litestream until the replica holds the store's newest state, then stop it."""
-    shipped = replication.status(store, location).replica_txid
-    litestream = replication.start(store, location, 0.5, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while replication.status(store, location).replica_txid <= shipped:
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-    finally:
-        litestream.terminate()
-        litestream.wait(timeout=10)
-
-
 @pytest.fixture
 def replicated(s3, tmp_path):
     """A writer's store replicated to the S3 server: (its path, the replica's location, a memory's id)."""
@@ -107,7 +93,7 @@ def replicated(s3, tmp_path):
     db.close()
     bucket = s3.bucket(f"replica-{os.getpid()}-{next(_buckets)}")
     location = objectstore.parse(f"s3://{bucket}/store", s3.endpoint)
-    _replicate_until_synced(store, location)
+    replicate_until_synced(store, location)
     return store, location, memory_id
 
 
@@ -151,7 +137,7 @@ def test_serve_replica_restores_keeps_fresh_and_serves_read_only(replicated, s3)
         db = connect(store)
         later = lifecycle.store(db, Identity(user="alice"), "memory", "alice bought a kayak", ME).id
         db.close()
-        _replicate_until_synced(store, location)
+        replicate_until_synced(store, location)
         deadline = time.monotonic() + 20
         while True:
             try:
