@@ -147,3 +147,13 @@ def test_serve_replica_restores_keeps_fresh_and_serves_read_only(replicated, s3)
                 pass
             assert time.monotonic() < deadline, "the replica never caught up"
             time.sleep(0.3)
+
+
+def test_companion_uri_may_name_another_directory(db, db_path, alice):
+    config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID, companion_uri="elsewhere/vectors"))
+    memory_id = lifecycle.store(db, alice, "memory", "alice drinks green tea", ME).id
+    assert vectors.drain(db).upserted == 1 and vectors.check(db).ok
+    assert (db_path.parent / "elsewhere" / "vectors" / "index.json").exists()
+    assert not (db_path.parent / "memory.vectors").exists()  # control: not the default place
+    found = retrieval.search(db, View(alice.accessible()), "green tea", 5)
+    assert found.lanes["vector"] == "ok" and [hit.id for hit in found.hits] == [memory_id]
