@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -82,23 +84,29 @@ def _serve_replica(url: str, endpoint: str | None, copy: str | None, host: str, 
     from scope_recall_engine import objectstore, replication
 
     location = objectstore.parse(url, endpoint)
-    copy = Path(copy or Path(tempfile.mkdtemp(prefix="scope-recall-replica-")) / "memory.sqlite3")
-    follower = replication.follow(location, copy)
-    # uvicorn re-raises the SIGTERM it stopped on: as SystemExit here, so the follower is stopped too
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
+    with contextlib.ExitStack() as cleanup:  # on the way out: stop the follower, then drop a copy of our making
+        if not copy:
+            scratch = tempfile.mkdtemp(prefix="scope-recall-replica-")
+            cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
+            copy = Path(scratch) / "memory.sqlite3"
+        follower = replication.follow(location, copy)
+        cleanup.callback(_stop, follower)
+        # uvicorn re-raises the SIGTERM it stopped on: as SystemExit here, so the cleanup runs
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         why = (f"This console serves a replica of {location.url}, kept fresh by Litestream: review decisions go to "
                "the writer's console.")
         datasette = build(copy, metadata, read_only=why)
         click.echo(f"Scope Recall replica console on http://{host}:{port}/ (copy of {location.url} at {copy}); "
                    "log in at /-/login")
         run(datasette, host, port)
-    finally:
-        follower.terminate()
-        try:
-            follower.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            follower.kill()
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 @click.command(name="hash-password")
