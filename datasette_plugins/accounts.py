@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datasette.utils.asgi import Response
 from datasette_auth_passwords.utils import verify_password
 
-from datasette_plugins.db import write
+from datasette_plugins.db import sessions_database, write
 from datasette_plugins.web import local_path
 from scope_recall_engine.writing import sessions
 
@@ -124,7 +124,8 @@ def throttle(key: str) -> Throttle:
 async def start_session(datasette, request, username: str, hashed: str, next_path: str) -> Response:
     actor = ((datasette.plugin_config(AUTH_PLUGIN) or {}).get("actors") or {}).get(username) or {"id": username}
     address = (request.scope.get("client") or (None,))[0]
-    token = await write(datasette, sessions.start, username, actor, fingerprint(hashed), address)
+    token = await write(datasette, sessions.start, username, actor, fingerprint(hashed), address,
+                        database=sessions_database(datasette))
     response = Response.redirect(next_path)
     response.set_cookie(COOKIE, datasette.sign({"a": actor, "s": token}, "actor"), httponly=True,
                         max_age=int(sessions.LIFETIME.total_seconds()), secure=request.scheme == "https")
@@ -143,7 +144,7 @@ async def logout(request, datasette):
         return Response.html(await datasette.render_template("logout.html", {"actor": request.actor},
                                                              request=request))
     if token := request.scope.get(SESSION_KEY):
-        await write(datasette, sessions.end, token)
+        await write(datasette, sessions.end, token, database=sessions_database(datasette))
     datasette.add_message(request, "You are logged out.", datasette.INFO)
     response = Response.redirect(datasette.urls.path("/-/login"))
     response.set_cookie(COOKIE, "", max_age=0, httponly=True)

@@ -14,7 +14,7 @@ from datasette import hookimpl
 from markupsafe import Markup
 
 from datasette_plugins import accounts, actions, guard, pages, permissions, toolkit
-from datasette_plugins.db import DATABASE, PLUGIN, read, serves_store
+from datasette_plugins.db import DATABASE, PLUGIN, read, read_only, serves_store
 from datasette_plugins.web import BASE, ID
 from scope_recall_engine.errors import InvalidInput
 from scope_recall_engine.truth import store
@@ -180,7 +180,7 @@ def extra_template_vars(view_name, database, table, request, datasette):
         return {}
 
     async def inner():
-        extra = {"private": False}
+        extra = {"private": False, "scope_recall_read_only": read_only(datasette)}
         if view_name == "table" and database == DATABASE:
             columns = (datasette.plugin_config(PLUGIN, database=database, table=table) or {}).get("columns")
             extra["scope_recall_columns"] = {"shown": columns or [], "all": bool(request.args.get("_internals"))}

@@ -12,6 +12,7 @@ import sqlite_utils
 from scope_recall_engine.truth import store
 
 DATABASE = "memory"
+SESSIONS = "console"  # a read replica's own logins: its copy of the store is read-only
 PLUGIN = "scope-recall"
 
 _drain_lock = threading.Lock()
@@ -27,12 +28,22 @@ def config(datasette) -> dict:
     return datasette.plugin_config(PLUGIN) or {}
 
 
-async def read(datasette, fn, *args, **kwargs):
-    return await datasette.get_database(DATABASE).execute_fn(
+def read_only(datasette) -> str | None:
+    """Why this console may not write the store (a read replica), else None."""
+    return config(datasette).get("read_only")
+
+
+def sessions_database(datasette) -> str:
+    """Where logins are kept: the store itself, or a replica's own small database beside its copy."""
+    return SESSIONS if SESSIONS in datasette.databases else DATABASE
+
+
+async def read(datasette, fn, *args, database: str = DATABASE, **kwargs):
+    return await datasette.get_database(database).execute_fn(
         lambda conn: fn(sqlite_utils.Database(conn), *args, **kwargs))
 
 
-async def write(datasette, fn, *args, block: bool = True):
+async def write(datasette, fn, *args, block: bool = True, database: str = DATABASE):
     """Run an engine write on the single write thread; ``block=False`` queues it and returns at once."""
 
     def call(conn):
@@ -42,7 +53,7 @@ async def write(datasette, fn, *args, block: bool = True):
             if conn.in_transaction:  # 0.65's execute_write_fn would commit a half-done write later
                 conn.rollback()
 
-    return await datasette.get_database(DATABASE).execute_write_fn(call, block=block)
+    return await datasette.get_database(database).execute_write_fn(call, block=block)
 
 
 def drain_soon(datasette) -> None:

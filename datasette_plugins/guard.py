@@ -24,7 +24,7 @@ from datasette.utils.asgi import Response
 from itsdangerous import BadSignature
 
 from datasette_plugins import accounts
-from datasette_plugins.db import config, read, serves_store, write
+from datasette_plugins.db import config, read, serves_store, sessions_database, write
 from datasette_plugins.web import BASE
 from scope_recall_engine.writing import sessions
 
@@ -87,7 +87,8 @@ class Guard:
         if session is None and not opens_anonymously(scope["path"]):
             return await reply.respond(self.ask_to_log_in(scope))
         if session is not None and session.stale():
-            await write(self.datasette, sessions.touch, token, block=False)
+            await write(self.datasette, sessions.touch, token, block=False,
+                        database=sessions_database(self.datasette))
         if alias := ALIASES.get(scope["path"]):
             scope = {**scope, "path": alias, "raw_path": alias.encode("ascii")}
         await self.app(self.rewritten(scope, cookies, token if session else None), receive, reply.send)
@@ -113,7 +114,8 @@ class Guard:
         token = signed.get("s") if isinstance(signed, dict) else None
         if not isinstance(token, str):
             return None, None
-        session = await read(self.datasette, sessions.resolve, token, accounts.credentials(self.datasette))
+        session = await read(self.datasette, sessions.resolve, token, accounts.credentials(self.datasette),
+                             database=sessions_database(self.datasette))
         return (token, session) if session is not None and session.actor == signed.get("a") else (None, None)
 
     def ask_to_log_in(self, scope) -> Response:

@@ -13,6 +13,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from datasette_plugins.db import SESSIONS
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.truth.store import connect
 
@@ -39,20 +40,76 @@ def load_metadata(path: str | os.PathLike | None = None) -> dict:
         raise ConfigError(f"cannot read console metadata {path}: {error}") from None
 
 
-def build(db_path: str | os.PathLike, metadata: dict | None = None, secret: str | None = None):
-    """A Datasette serving the store (created and migrated first) as database ``memory``."""
+def build(db_path: str | os.PathLike, metadata: dict | None = None, secret: str | None = None,
+          read_only: str | None = None):
+    """A Datasette serving the store (created and migrated first) as database ``memory``; or, with ``read_only``
+    (why: a replica), serving it untouched, with logins kept in a small database of its own beside it."""
     from datasette.app import Datasette
     from datasette.database import Database
 
-    connect(db_path).close()
+    metadata = load_metadata() if metadata is None else metadata
+    if read_only:
+        _check_store(db_path)
+        plugin = metadata.setdefault("plugins", {}).setdefault("scope-recall", {})
+        plugin |= {"read_only": read_only, "drain_vectors": False}
+    else:
+        connect(db_path).close()
     datasette = Datasette(
-        [], metadata=load_metadata() if metadata is None else metadata, template_dir=str(TEMPLATES),
+        [], metadata=metadata, template_dir=str(TEMPLATES),
         settings=SETTINGS, secret=secret or os.environ.get("DATASETTE_SECRET") or secrets.token_hex(32),
         static_mounts=[("-/scope-recall/static", str(STATIC))],
     )
     datasette.remove_database("_memory")
-    datasette.add_database(Database(datasette, path=str(Path(db_path).resolve()), is_mutable=True), name=DATABASE)
+    kind = _followed_copy() if read_only else Database
+    datasette.add_database(kind(datasette, path=str(Path(db_path).resolve()), is_mutable=True), name=DATABASE)
+    if read_only:
+        logins = sessions_path(db_path)
+        connect(logins).close()
+        datasette.add_database(Database(datasette, path=str(logins), is_mutable=True), name=SESSIONS)
     return datasette
+
+
+def _followed_copy():
+    """A Datasette database for a copy that ``litestream restore -f`` keeps fresh. Each read opens its own
+    connection and closes it: a connection kept open would hold its shared lock on the copy (WAL mode), which
+    stops Litestream from applying anything, and its page cache would not notice pages Litestream wrote."""
+    from datasette import database
+
+    class FollowedCopy(database.Database):
+        async def execute_fn(self, fn):
+            def fresh():
+                conn = self.connect()
+                try:
+                    self.ds._prepare_connection(conn, self.name)
+                    return fn(conn)
+                finally:
+                    conn.close()
+                    self._all_file_connections.remove(conn)
+
+            if self.ds.executor is None:
+                return fresh()
+            return await asyncio.get_running_loop().run_in_executor(self.ds.executor, fresh)
+
+    return FollowedCopy
+
+
+def sessions_path(db_path: str | os.PathLike) -> Path:
+    path = Path(db_path).resolve()
+    return path.parent / f"{path.stem}.console.sqlite3"
+
+
+def _check_store(db_path: str | os.PathLike) -> None:
+    """A replica serves a store as it is: it must exist and be one (opened read-only, never created)."""
+    import sqlite3
+
+    try:
+        connection = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
+        try:
+            connection.execute("select count(*) from memories").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        raise ConfigError(f"{db_path} is not a Scope Recall store that can be served read-only: {error}") from None
 
 
 def run(datasette, host: str, port: int) -> None:

@@ -27,6 +27,11 @@ class Config:
     # Hermes platforms that pass no user id but serve one person (e.g. {"api_server": "alice"}); set by an operator
     platform_users: dict[str, str] = field(default_factory=dict)
     multi_user: bool = False  # the Hermes deployment serves several people: the host's own shared memory must be off
+    # Beyond one machine (docs/scaling.md). Credentials never live here: only in the environment.
+    replica_url: str | None = None  # s3://BUCKET/PREFIX that `scope-recall replicate` streams the store to
+    object_store_endpoint: str | None = None  # an S3-compatible endpoint (MinIO, ...); None: AWS S3
+    sync_interval_seconds: float = 1.0  # Litestream's sync interval: the recovery point objective follows from it
+    companion_uri: str | None = None  # the vector companion: s3://BUCKET/PREFIX or a directory; None: beside the store
 
 
 def config_path(db_path: str | Path) -> Path:

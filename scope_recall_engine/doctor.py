@@ -193,6 +193,37 @@ def digest_backlog(db) -> Check:
                  if failure else None)
 
 
+@check
+def replication(db) -> Check:
+    """With replication configured: the replica is reachable, and no change has waited for a sync much longer than
+    the sync interval (the recovery point objective)."""
+    from datetime import datetime, timedelta, timezone
+
+    from scope_recall_engine import config, objectstore
+    from scope_recall_engine import replication as litestream
+    from scope_recall_engine.companion.vectors import database_file
+    from scope_recall_engine.errors import ScopeRecallError
+
+    store = database_file(db)
+    settings = config.load(store)
+    if not settings.replica_url:
+        return Check("replication", True, "not configured (scope-recall replicate --to s3://BUCKET/PREFIX)")
+    start = f"scope-recall replicate --to {settings.replica_url}"
+    try:
+        state = litestream.status(store, objectstore.parse(settings.replica_url, settings.object_store_endpoint))
+    except ScopeRecallError as error:
+        return Check("replication", False, f"{settings.replica_url}: {error}", f"fix that, then run: {start}")
+    if state.last_sync is None:
+        return Check("replication", False, f"{state.url} holds no backup of this store yet", f"run: {start}")
+    grace = timedelta(seconds=max(30.0, 10 * settings.sync_interval_seconds))
+    waiting, overdue = litestream.unsynced(db, state.last_sync, grace)
+    lag = (datetime.now(timezone.utc) - state.last_sync).total_seconds()
+    detail = (f"{state.url}: last successful sync {state.last_sync.isoformat()} ({lag:.0f}s ago, replica at "
+              f"transaction {state.replica_txid}); {waiting} changes since, {overdue} of them waiting longer than "
+              f"{grace.total_seconds():.0f}s; sync interval {settings.sync_interval_seconds:g}s")
+    return Check("replication", not overdue, detail, None if not overdue else f"is Litestream running? {start}")
+
+
 def repair(db) -> list[str]:
     """Rebuild what can be rebuilt from truth: the FTS indexes and the entity index."""
     from scope_recall_engine.truth import entities

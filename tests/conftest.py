@@ -95,3 +95,28 @@ def canned():
         yield model
     finally:
         pm.unregister(name="canned-model-plugin")
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """moto's S3 server on 127.0.0.1 for the whole session (started on first use, stopped at the end)."""
+    import s3_kit
+
+    process, server = s3_kit.start()
+    yield server
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def s3(s3_server, monkeypatch):
+    """The server, with its credentials in the environment, as an operator sets them. AWS_CA_BUNDLE stays set
+    (as on the machines this runs on): Litestream 0.5.17 refuses custom endpoints under it unless handled."""
+    import certifi
+
+    for name, value in s3_server.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AWS_CA_BUNDLE", certifi.where())
+    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return s3_server

@@ -106,10 +106,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_console(store, **env):
-    """``scope-recall serve`` on ``store`` in its own process, as an operator starts it; yields its base URL."""
+def running_console(store, *options, **env):
+    """``scope-recall serve`` on ``store`` (None: none named) in its own process, as an operator starts it;
+    yields its base URL."""
     port = free_port()
-    command = [str(Path(sys.executable).with_name("scope-recall")), "serve", "--db", str(store), "--port", str(port)]
+    command = [str(Path(sys.executable).with_name("scope-recall")), "serve", *(["--db", str(store)] if store else []),
+               *options, "--port", str(port)]
     process = subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -8,12 +8,22 @@ import sys
 
 import click
 
-from scope_recall_engine.cli import doctor, entities, hygiene, index, memories, review, toolkit, write_path
+from scope_recall_engine.cli import (
+    doctor,
+    entities,
+    hygiene,
+    index,
+    memories,
+    replication,
+    review,
+    toolkit,
+    write_path,
+)
 from scope_recall_engine.errors import ScopeRecallError
 from scope_recall_engine.plugins import load_plugins
 from scope_recall_engine.truth.store import resolve_path
 
-COMMAND_FAMILIES = (memories, review, write_path, index, doctor, entities, hygiene, toolkit)
+COMMAND_FAMILIES = (memories, review, write_path, index, doctor, entities, hygiene, toolkit, replication)
 
 
 class EngineGroup(click.Group):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from scope_recall_engine import config
+from scope_recall_engine.companion import location
 from scope_recall_engine.hookspecs import hookimpl
 from scope_recall_engine.truth.content import content_hash
 from scope_recall_engine.truth.store import enqueue_vector_sync, now, write
@@ -78,13 +79,15 @@ def database_file(db) -> Path:
     return Path(db.execute("pragma database_list").fetchone()[2])
 
 
-def index_dir(db) -> Path:
+def index_dir(db) -> location.Companion:
+    """Where the companion lives (the ``companion_uri`` setting; default ``NAME.vectors`` beside the store)."""
     path = database_file(db)
-    return path.parent / f"{path.stem}.vectors"
+    settings = config.load(path)
+    return location.resolve(path, settings.companion_uri, settings.object_store_endpoint)
 
 
 def exists(db) -> bool:
-    return (index_dir(db) / "index.json").exists()
+    return index_dir(db).has_meta()
 
 
 def model_id(db) -> str:
@@ -97,8 +100,7 @@ def index_model(db) -> str | None:
 
 
 def _meta(db) -> dict:
-    path = index_dir(db) / "index.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return index_dir(db).read_meta()
 
 
 def _model_changed(db, model: str) -> bool:
@@ -114,13 +116,10 @@ def _connect(db):
     return connect_dir(index_dir(db))
 
 
-def connect_dir(directory: Path):
-    import lancedb
-
+def connect_dir(directory: location.Companion):
     with _LOCK:
         if str(directory) not in _OPEN:
-            directory.mkdir(parents=True, exist_ok=True)
-            _OPEN[str(directory)] = lancedb.connect(directory, read_consistency_interval=timedelta(0))
+            _OPEN[str(directory)] = directory.connect()
         return _OPEN[str(directory)]
 
 
@@ -147,9 +146,8 @@ def _create(db, model: str, dimensions: int, terms: bool):
         *([("terms", pa.list_(pa.uint16())), ("weights", pa.list_(pa.float32()))] if terms else []),
     ])
     # the model first: a kill between the two leaves a named model and no table, which the next drain creates
-    connection, staged = _connect(db), index_dir(db) / "index.json.tmp"
-    staged.write_text(json.dumps({"model": model, "dimensions": dimensions, "terms": terms}) + "\n")
-    staged.replace(index_dir(db) / "index.json")  # atomic: a kill never leaves half a file
+    connection = _connect(db)
+    index_dir(db).write_meta({"model": model, "dimensions": dimensions, "terms": terms})
     return connection.create_table(TABLE, schema=schema, mode="overwrite")
 
 
@@ -268,7 +266,7 @@ def exclusive(function=None, *, wait: bool = True):
         if getattr(_HELD, "depth", 0):
             return function(db, *args, **kwargs)
         directory = index_dir(db)
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.local.mkdir(parents=True, exist_ok=True)
         with open(directory / ".lock", "w") as handle, contextlib.ExitStack() as release:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -379,15 +377,16 @@ def catch_up(db, ids: list[int]) -> DrainResult:
 
 
 @exclusive
-def bulk_load(db, texts: list[str]) -> int:
+def bulk_load(db, texts: list[str], variants: dict[str, int] | None = None) -> int:
     """Write the companion for a freshly bulk-filled store in one pass, embedding each distinct text once
-    (benchmarks: rows whose text repeats share its vector). Returns the number of rows written."""
+    (benchmarks: rows whose text repeats share its vector, and so do rows whose content hash ``variants`` maps to
+    the index of a text in ``texts``). Returns the number of rows written."""
     import numpy as np
     import pyarrow as pa
 
     model = model_id(db)
     computed = _embed(model, texts)
-    by_hash = {content_hash(t): i for i, t in enumerate(texts)}
+    by_hash = {content_hash(t): i for i, t in enumerate(texts)} | (variants or {})
     rows = [row for row in _embeddable(db) if row[3] in by_hash]
     chosen = [computed[by_hash[row[3]]] for row in rows]
     matrix = np.asarray([row["vector"] for row in chosen], dtype=np.float32).reshape(len(rows), -1)
@@ -417,17 +416,23 @@ def pending(db) -> int:
     return db.execute("select count(distinct memory_id) from vector_outbox").fetchone()[0]
 
 
+def queue_all(db) -> None:
+    """Queue every row for the next drain (one transaction): a rebuild, or a restored store whose companion
+    stayed on the lost machine."""
+    with write(db):
+        db.execute("insert into vector_outbox (memory_id, generation, created_at) "
+                   "select id, generation, ? from memories", [now()])
+
+
 @exclusive
 def rebuild(db, *, progress: Callable[[int], None] | None = None) -> DrainResult:
     """Throw the companion away and rebuild it from truth with the configured model.
 
     Every row is queued in the outbox first (one transaction), so a rebuild cut short is finished by whichever
     drain runs next, in any process."""
-    with write(db):
-        db.execute("insert into vector_outbox (memory_id, generation, created_at) "
-                   "select id, generation, ? from memories", [now()])
+    queue_all(db)
     _connect(db).drop_table(TABLE, ignore_missing=True)
-    (index_dir(db) / "index.json").unlink(missing_ok=True)
+    index_dir(db).drop_meta()
     result = drain(db, progress=progress)
     scrub(db)  # one compacted version instead of one per batch
     return replace(result, rebuilt=True)
@@ -489,12 +494,12 @@ _SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict() 
 CACHED_SCOPES = 256  # per process: a gateway serving many users keeps the most recent ones
 
 
-def scope_vectors(directory: Path, scope_id: str, store: Path) -> ScopeVectors:
+def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> ScopeVectors:
     """The scope's rows from the companion, reloaded whenever the companion's version moves (any process may
     have drained). Safe on a worker thread: truth is read through its own read-only connection."""
     import numpy as np
 
-    table = _open_table(directory) if (directory / "index.json").exists() else None
+    table = _open_table(directory) if directory.has_meta() else None
     if table is None:
         raise FileNotFoundError(f"no vector index at {directory}: run `scope-recall index drain`")
     key, current = (str(directory), scope_id), table.version
@@ -533,7 +538,7 @@ def _padded_terms(data) -> tuple:
     return embedders.term_arrays(list(zip(data["terms"].to_pylist(), data["weights"].to_pylist())))
 
 
-def _open_table(directory: Path):
+def _open_table(directory: location.Companion):
     """One open handle per companion (None while it has no table): its ``version`` is a cheap look at the
     latest manifest."""
     key = f"table:{directory}"
