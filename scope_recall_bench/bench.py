@@ -23,7 +23,7 @@ from scope_recall_engine.truth import content as text
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.principals import human
 from scope_recall_engine.truth.scope import Identity
-from scope_recall_engine.truth.store import connect, now, write
+from scope_recall_engine.truth.store import connect, now, optimize_text_indexes, write
 from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import lifecycle
 
@@ -94,6 +94,7 @@ def fill(db, rows: int, scopes: int, texts: list[str], rng: random.Random) -> tu
         with write(db):
             db["memories"].insert_all(chunk, batch_size=5000)
             db.execute("delete from vector_outbox")
+    optimize_text_indexes(db)  # what `scope-recall index optimize` does after a bulk import
     truth_seconds = time.perf_counter() - started
     started = time.perf_counter()
     written = vectors.bulk_load(db, texts, variants)

@@ -61,7 +61,7 @@ def test_explain_shows_each_candidates_scores_and_counts_what_each_predicate_kep
     report = explain(db, _view(alice), "bees")
     [candidate] = report["candidates"]
     assert candidate["id"] == kept and candidate["admitted"] and candidate["why"].startswith("admitted: shares words")
-    assert candidate["lanes"]["bm25"] > 0 and 0 <= candidate["relevance"] <= 1 and candidate["trust"] == 0
+    assert candidate["lanes"]["words"] > 0 and 0 <= candidate["relevance"] <= 1 and candidate["trust"] == 0
     assert report["excluded"] == {"lifecycle: archived": 1, "lifecycle: candidate": 1,
                                   "scope: not this identity's": 2}
     dumped = json.dumps(report)
@@ -104,7 +104,7 @@ def test_cli_explain_and_context(db_path, alice, bob):
     assert "Alice keeps" not in shown.output and "admitted: shares words" in shown.output  # ids and scores only
     assert "allergic" not in shown.output and "1 by scope: not this identity's" in shown.output
     data = json.loads(runner.invoke(cli, [*base, "explain", "--user", "bob", "--json", "bees"]).output)
-    assert data["candidates"][0]["lanes"]["bm25"] > 0
+    assert data["candidates"][0]["lanes"]["words"] > 0
     block = runner.invoke(cli, [*base, "context", "--user", "alice", "--chat", "chat-1", "--budget", "300", "bees"])
     assert block.exit_code == 0 and "Alice keeps bees on the roof" in block.output and "Bob" not in block.output
     bad = runner.invoke(cli, [*base, "context", "--user", "alice", "--budget", "10", "bees"])

@@ -228,6 +228,17 @@ def test_cli_index_commands(db_path, alice):
     assert rebuilt.exit_code == 0 and json.loads(rebuilt.output.splitlines()[-1])["rebuilt"]
 
 
+def test_optimizing_the_text_indexes_merges_their_segments_and_search_still_finds(db, alice):
+    from scope_recall_engine.truth.store import TEXT_INDEXES, optimize_text_indexes
+
+    for n in range(30):  # each transaction leaves its own segment
+        lifecycle.store(db, alice, "memory", f"Alice's locker number {n} is by the gym door", ME)
+    segments = lambda: db.execute("select count(*) from memories_fts_data where id > 10").fetchone()[0]  # noqa: E731
+    before = segments()
+    assert set(optimize_text_indexes(db)) == set(TEXT_INDEXES) and segments() < before
+    assert len(retrieval.search(db, View(alice.accessible()), "locker gym", use_vectors=False).hits) == 10
+
+
 def test_a_plugin_lane_adds_candidates_but_never_past_the_visibility_predicate(db, alice, bob):
     from scope_recall_engine.hookspecs import hookimpl
     from scope_recall_engine.plugins import load_plugins

@@ -1,4 +1,5 @@
-"""``scope-recall index drain|check|rebuild``: the vector companion against truth."""
+"""``scope-recall index drain|check|rebuild``: the vector companion against truth; ``index optimize``: the
+full-text indexes after a bulk load."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import click
 from scope_recall_engine.cli.options import emit, json_option, open_db, progress_bar
 from scope_recall_engine.companion import vectors
 from scope_recall_engine.hookspecs import hookimpl
+from scope_recall_engine.truth.store import optimize_text_indexes
 
 
 @hookimpl
@@ -16,7 +18,8 @@ def register_commands(cli):
 
 @click.group(name="index")
 def index():
-    """The LanceDB vector companion: drain the outbox, check it against truth, rebuild it."""
+    """The LanceDB vector companion (drain the outbox, check it against truth, rebuild it) and the full-text
+    indexes (optimize)."""
 
 
 @index.command(name="drain")
@@ -48,3 +51,11 @@ def rebuild_command(as_json):
     with progress_bar("rebuilding", total) as bar:
         result = vectors.rebuild(db, progress=bar.update)
     emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))
+
+
+@index.command(name="optimize")
+@json_option
+def optimize_command(as_json):
+    """Merge the full-text indexes into one segment each (after a bulk import; writers wait meanwhile)."""
+    took = optimize_text_indexes(open_db())
+    emit({"optimized": took}, as_json, " ".join(f"{table}={seconds}s" for table, seconds in took.items()))

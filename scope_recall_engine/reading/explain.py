@@ -46,7 +46,7 @@ def _candidate(rank: int, candidate: retrieval.Candidate) -> dict:
 
 
 def _round(value: float | None) -> float | None:
-    """Four significant digits: BM25 scores of a small store are tiny, and must not read as zero."""
+    """Four significant digits: small lane scores must not read as zero."""
     return None if value is None else float(f"{value:.4g}")
 
 

@@ -42,6 +42,7 @@ ok okay k kk yes yeah yep yup no nope nah thanks thank thx ty cheers cool nice g
 lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np welcome morning night
 """.split())
 CANDIDATES = 50  # per lane, before ranking
+MATCHED = 400  # rows a word lane reads, newest first, before ranking them by the query's word weight
 DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
@@ -114,6 +115,31 @@ def bm25(db, view: View, terms: list[str], limit: int = CANDIDATES, table: str =
     return _fts(db, view, table, scoped_match(view.scopes, terms), limit, f"bm25({table}, 1.0, 0.0)")
 
 
+def words(db, view: View, terms: list[str], weights: dict[str, float], table: str = "memories_fts"
+          ) -> list[tuple[Hit, float]]:
+    """Rows of the view's scopes holding any of the terms (each memory, or each memory with its context), ranked by
+    the share of the query's word weight they hold. FTS5's bm25() is not used here: it reads every term's whole
+    posting list for its idf, which grows with the store, while this reads only the scopes' matches."""
+    hits = matching(db, view, terms, table, MATCHED)
+    contexts = _context_texts(db, [hit.id for hit in hits]) if table == "memories_context" else {}
+    scored = [(hit, reference.coverage((hit.content, contexts.get(hit.id, "")), weights)) for hit in hits]
+    return sorted(scored, key=lambda pair: (-pair[1], -pair[0].id))[:CANDIDATES]
+
+
+def matching(db, view: View, terms: list[str], table: str = "memories_fts", limit: int = CANDIDATES) -> list[Hit]:
+    """Visible rows holding any of the terms, newest first, found inside the index narrowed to the view's scopes."""
+    match = scoped_match(view.scopes, terms)
+    if match is None:
+        return []
+    sql = f"""
+        select {HIT_COLUMNS.format(score="0.0")}
+        from {table} join memories m on m.id = {table}.rowid
+        where {table} match :match and {VISIBLE}
+        order by {table}.rowid desc limit :limit
+    """
+    return [Hit(*row) for row in db.execute(sql, {"match": match, "limit": limit, **view.params()})]
+
+
 def scoped_match(scopes: tuple[str, ...], terms: list[str]) -> str | None:
     """An FTS5 expression: any of the (quoted, so inert) terms, in rows of the given scopes only."""
     match = _quoted(terms)
@@ -123,9 +149,12 @@ def scoped_match(scopes: tuple[str, ...], terms: list[str]) -> str | None:
     return f"scope_key : ({keys}) AND content : ({match})"
 
 
-def trigram(db, view: View, terms: list[str], limit: int = CANDIDATES) -> list[Hit]:
-    """Substrings (``postgres`` in ``PostgreSQL``, part of an id): FTS5 trigram phrases, ranked by terms matched."""
+def trigram(db, view: View, terms: list[str], view_rows: int, limit: int = CANDIDATES) -> list[Hit]:
+    """Substrings (``postgres`` in ``PostgreSQL``, part of an id). A view of fewer than DF_CAP rows is read
+    directly (the trigram index spans the whole store); a larger one uses FTS5 trigram phrases."""
     terms = [t for t in terms if len(t) >= 4 and not _CJK.search(t)]
+    if terms and view_rows < DF_CAP:
+        return containing(db, view, terms, "lower(m.content)", limit)
     return _fts(db, view, "memories_trigram", _quoted(terms), limit, "bm25(memories_trigram)")
 
 
@@ -150,17 +179,21 @@ def cjk_grams(query: str) -> list[str]:
 
 
 def cjk(db, view: View, query: str, limit: int = CANDIDATES) -> list[Hit]:
-    """CJK lane: rows containing the query's bigrams, scored by the fraction present (LIKE under VISIBLE)."""
-    grams = cjk_grams(query)[:32]
-    if not grams:
+    """CJK lane: rows containing the query's bigrams, scored by the fraction present."""
+    return containing(db, view, cjk_grams(query)[:32], "m.content", limit)
+
+
+def containing(db, view: View, needles: list[str], text: str, limit: int) -> list[Hit]:
+    """Visible rows whose ``text`` contains any of the needles, scored by the fraction it contains."""
+    if not needles:
         return []
-    present = " + ".join(f"(instr(m.content, :g{i}) > 0)" for i in range(len(grams)))
+    found = [f"instr({text}, :g{i}) > 0" for i in range(len(needles))]
     sql = f"""
-        select {HIT_COLUMNS.format(score=f"({present}) * 1.0 / {len(grams)}")}
-        from memories m where {VISIBLE} and ({" or ".join(f"instr(m.content, :g{i}) > 0" for i in range(len(grams)))})
+        select {HIT_COLUMNS.format(score=f"(({') + ('.join(found)})) * 1.0 / {len(needles)}")}
+        from memories m where {VISIBLE} and ({" or ".join(found)})
         order by score desc, m.id desc limit :limit
     """
-    params = {f"g{i}": g for i, g in enumerate(grams)} | {"limit": limit, **view.params()}
+    params = {f"g{i}": g for i, g in enumerate(needles)} | {"limit": limit, **view.params()}
     return [Hit(*row) for row in db.execute(sql, params)]
 
 
@@ -197,7 +230,7 @@ def self_names(db, view: View) -> set[str]:
     memories give ("my name is Mara", "the user is called Ines")."""
     names = {value.casefold() for scope in view.scopes for label, value in decode(scope)
              if label == "user" and value.isalpha()}
-    for hit in bm25(db, view, ["name", "called", "named", "call"]):
+    for hit in matching(db, view, ["name", "called", "named", "call"]):
         names |= {found.group(1).casefold() for found in _NAMED.finditer(hit.content)}
     return names - STOPWORDS
 
@@ -215,7 +248,7 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int)
 def _is_name(db, view: View, term: str) -> bool:
     """Whether the view's memories write ``term`` capitalised, as a name."""
     pattern = re.compile(rf"\b{re.escape(term.capitalize())}\b")
-    return any(pattern.search(hit.content) for hit in bm25(db, view, [term], limit=5))
+    return any(pattern.search(hit.content) for hit in matching(db, view, [term], limit=5))
 
 
 def wordings(query: str, names: set[str], common: bool) -> list[str]:
@@ -238,7 +271,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     terms = [t for t in words if t not in names] or words
     asks = asks_for_context(query)  # the user's context: associative evidence (latent terms) counts too
     pending = dense.start(db, view, wordings(query, names, common), budget, terms=asks) if use_vectors else None
-    candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms})  # meanwhile
+    candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
+                                            _word_weights(terms, counts, size), size)
     lane = None
     if pending is not None:
         lane, lanes["vector"] = dense.finish(db, view, pending)
@@ -264,7 +298,17 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                         candidates=ranked)
 
 
-def _lexical_candidates(db, view: View, query: str, counts: dict[str, int]) -> tuple[dict[int, Candidate], dict]:
+def _word_weights(terms: list[str], counts: dict[str, int], size: int) -> dict[str, float]:
+    """The query's word weights for the word lanes (equal weights when the background table is missing: the
+    scoring below says so)."""
+    try:
+        return reference.weights(terms, counts, size)
+    except ConfigError:
+        return dict.fromkeys(terms, 1.0)
+
+
+def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],
+                        view_rows: int) -> tuple[dict[int, Candidate], dict]:
     """Rows the word lanes find (and plugins' lanes), each with its raw per-lane scores."""
     candidates: dict[int, Candidate] = {}
 
@@ -275,11 +319,11 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int]) -> t
     rare = [term for term, df in counts.items() if df < DF_CAP] or list(counts)  # skip terms found everywhere
     unseen = [term for term, df in counts.items() if df == 0]  # substrings only help where words found nothing
     add("exact", ((hit, 1.0) for hit in exact(db, view, query)))
-    add("bm25", ((hit, hit.score) for hit in bm25(db, view, rare)))
-    add("context", ((hit, hit.score) for hit in bm25(db, view, rare, table="memories_context")))
-    add("trigram", ((hit, hit.score) for hit in trigram(db, view, unseen)))
+    add("words", words(db, view, rare, weights))
+    add("context", words(db, view, rare, weights, table="memories_context"))
+    add("trigram", ((hit, hit.score) for hit in trigram(db, view, unseen, view_rows)))
     add("cjk", ((hit, hit.score) for hit in cjk(db, view, query)))
-    lanes = {"exact": "ok", "bm25": "ok", "context": "ok", "trigram": "ok", "cjk": "ok", "vector": "skipped"}
+    lanes = {"exact": "ok", "words": "ok", "context": "ok", "trigram": "ok", "cjk": "ok", "vector": "skipped"}
     for name, found in plugin_lanes(db, view, query):
         add(name, found)
         lanes[name] = "ok"
