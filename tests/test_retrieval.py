@@ -333,3 +333,10 @@ def test_latent_terms_lift_a_memory_its_vector_alone_ranks_too_low(db, monkeypat
     assert wanted in _ids(retrieval.search(db, view, message, 3, abstain=False))
     monkeypatch.setattr(retrieval, "TERMS_WEIGHT", 0.0)
     assert wanted not in _ids(retrieval.search(db, view, message, 3, abstain=False))
+
+
+def test_a_lane_over_its_budget_is_interrupted_and_the_connection_works_after(db):
+    heavy = "with recursive n(i) as (select 1 union all select i + 1 from n where i < 50000000) select count(*) from n"
+    assert retrieval.within(db, 0.01, lambda: db.execute(heavy).fetchone()) is None
+    assert retrieval.within(db, 1.0, lambda: db.execute("select 41 + 1").fetchone()[0]) == 42  # control
+    assert db.execute("select count(*) from memories").fetchone()[0] == 0  # no handler left behind

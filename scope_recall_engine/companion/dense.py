@@ -244,7 +244,9 @@ def finish(db, view: View, pending: Pending) -> tuple[VectorLane | None, str]:
     import numpy as np  # here, not above: a warm-up thread may hold the import lock while the lane is skipped
 
     ranked = np.flatnonzero(scores.seen)
-    best = ranked[np.argsort(-scores.dense[ranked], kind="stable")[:CANDIDATES]]
+    if len(ranked) > CANDIDATES:  # the best few of a large scope without sorting all of it
+        ranked = ranked[np.argpartition(-scores.dense[ranked], CANDIDATES)[:CANDIDATES]]
+    best = ranked[np.argsort(-scores.dense[ranked], kind="stable")]
     top = [int(memory_id) for memory_id in scores.ids[best]]
     return VectorLane(pending.model, verify(db, view, top, scores), scores), pending.status
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -43,6 +45,7 @@ lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np we
 """.split())
 CANDIDATES = 50  # per lane, before ranking
 MATCHED = 400  # rows a word lane reads, newest first, before ranking them by the query's word weight
+TRIGRAM_BUDGET_S = 0.01  # the store-wide substring index, for a large view
 DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
@@ -122,7 +125,14 @@ def words(db, view: View, terms: list[str], weights: dict[str, float], table: st
     posting list for its idf, which grows with the store, while this reads only the scopes' matches."""
     hits = matching(db, view, terms, table, MATCHED)
     contexts = _context_texts(db, [hit.id for hit in hits]) if table == "memories_context" else {}
-    scored = [(hit, reference.coverage((hit.content, contexts.get(hit.id, "")), weights)) for hit in hits]
+    stems = [(reference.stem(term), weight) for term, weight in weights.items()]
+    total = sum(weights.values()) or 1.0
+
+    def held(text: str) -> float:  # coverage's quick cousin (stems as substrings): it only orders the matches
+        folded = text.casefold()
+        return sum(weight for root, weight in stems if root in folded) / total
+
+    scored = [(hit, held(hit.content + " " + contexts.get(hit.id, ""))) for hit in hits]
     return sorted(scored, key=lambda pair: (-pair[1], -pair[0].id))[:CANDIDATES]
 
 
@@ -149,13 +159,29 @@ def scoped_match(scopes: tuple[str, ...], terms: list[str]) -> str | None:
     return f"scope_key : ({keys}) AND content : ({match})"
 
 
-def trigram(db, view: View, terms: list[str], view_rows: int, limit: int = CANDIDATES) -> list[Hit]:
+def trigram(db, view: View, terms: list[str], view_rows: int, limit: int = CANDIDATES) -> list[Hit] | None:
     """Substrings (``postgres`` in ``PostgreSQL``, part of an id). A view of fewer than DF_CAP rows is read
-    directly (the trigram index spans the whole store); a larger one uses FTS5 trigram phrases."""
+    directly (the trigram index spans the whole store); a larger one uses FTS5 trigram phrases within
+    TRIGRAM_BUDGET_S (a phrase of common trigrams in a large store is checked row by row): None when it ran out."""
     terms = [t for t in terms if len(t) >= 4 and not _CJK.search(t)]
     if terms and view_rows < DF_CAP:
         return containing(db, view, terms, "lower(m.content)", limit)
-    return _fts(db, view, "memories_trigram", _quoted(terms), limit, "bm25(memories_trigram)")
+    return within(db, TRIGRAM_BUDGET_S, lambda: _fts(db, view, "memories_trigram", _quoted(terms), limit,
+                                                      "bm25(memories_trigram)"))
+
+
+def within(db, seconds: float, read):
+    """``read()``, interrupted by SQLite once it has run for ``seconds`` (then None)."""
+    deadline = time.perf_counter() + seconds
+    db.conn.set_progress_handler(lambda: time.perf_counter() > deadline, 1000)
+    try:
+        return read()
+    except sqlite3.OperationalError as error:
+        if "interrupt" not in str(error):
+            raise
+        return None
+    finally:
+        db.conn.set_progress_handler(None, 0)
 
 
 def _fts(db, view: View, table: str, match: str | None, limit: int, rank: str) -> list[Hit]:
@@ -321,9 +347,11 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
     add("exact", ((hit, 1.0) for hit in exact(db, view, query)))
     add("words", words(db, view, rare, weights))
     add("context", words(db, view, rare, weights, table="memories_context"))
-    add("trigram", ((hit, hit.score) for hit in trigram(db, view, unseen, view_rows)))
+    substrings = trigram(db, view, unseen, view_rows)
+    add("trigram", ((hit, hit.score) for hit in substrings or ()))
     add("cjk", ((hit, hit.score) for hit in cjk(db, view, query)))
-    lanes = {"exact": "ok", "words": "ok", "context": "ok", "trigram": "ok", "cjk": "ok", "vector": "skipped"}
+    lanes = {"exact": "ok", "words": "ok", "context": "ok", "trigram": "ok" if substrings is not None else
+             f"timed out after {TRIGRAM_BUDGET_S:.2f}s", "cjk": "ok", "vector": "skipped"}
     for name, found in plugin_lanes(db, view, query):
         add(name, found)
         lanes[name] = "ok"
