@@ -43,8 +43,10 @@ def stem(word: str) -> str:
 def zipf() -> dict[str, float]:
     path = DATA / "zipf-en.tsv"
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        return {word: float(value) for word, value in (line.split("\t") for line in lines)}
+        fields = path.read_text(encoding="utf-8").split()  # word, value, word, value ...: a cold turn reads it
+        if len(fields) % 2:
+            raise ValueError("a word without its frequency")
+        return dict(zip(fields[::2], map(float, fields[1::2])))
     except (OSError, ValueError) as error:
         raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall scope-recall")
 
