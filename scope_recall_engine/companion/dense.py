@@ -45,12 +45,17 @@ class DenseScores:
     part_terms: list = field(default_factory=list)  # per scope: its rows' (terms, weights), or None
     reference_terms: "np.ndarray | None" = None  # each reference sentence's latent-term overlap with the query
 
-    def at(self, memory_id: int) -> int | None:
-        """The row of a memory id among all scopes' rows (each scope's map was built once, when it loaded)."""
-        for offset, position in self.parts:
+    def _place(self, memory_id: int) -> tuple[int, int] | None:
+        """(scope, row within that scope) of a memory id (each scope's map was built once, when it loaded)."""
+        for part, (_, position) in enumerate(self.parts):
             if (row := position.get(memory_id)) is not None:
-                return offset + row
+                return part, row
         return None
+
+    def at(self, memory_id: int) -> int | None:
+        """The row of a memory id among all scopes' rows."""
+        place = self._place(memory_id)
+        return None if place is None else self.parts[place[0]][0] + place[1]
 
     def of(self, memory_id: int, content_hash: str) -> tuple[float, float, bool, float | None] | None:
         """(cosine, D, paired with a context memory, latent-term overlap or None) for a row, only if the companion
@@ -62,12 +67,13 @@ class DenseScores:
 
     def _terms(self, memory_id: int) -> float | None:
         """Computed for the few rows a search scores, not for every row of the scopes."""
-        for (_, position), kept in zip(self.parts, self.part_terms):
-            row = position.get(memory_id)
-            if row is not None and kept is not None and self.query_terms is not None:
-                terms, weights = kept
-                return float(reference.terms_similarity(self.query_terms, terms[row:row + 1], weights[row:row + 1])[0])
-        return None
+        if not self.part_terms or self.query_terms is None:
+            return None
+        part, row = self._place(memory_id)
+        if self.part_terms[part] is None:
+            return None
+        terms, weights = self.part_terms[part]
+        return float(reference.terms_similarity(self.query_terms, terms[row:row + 1], weights[row:row + 1])[0])
 
 
 @dataclass

@@ -295,10 +295,14 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     counts, size = document_counts(db, view, [t for t in words if not _CJK.search(t)]), view_size(db, view)
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
+    try:
+        weights, broken = reference.weights(terms, counts, size), None
+    except ConfigError as error:  # the background table is missing: equal weights, and the result says so below
+        weights, broken = dict.fromkeys(terms, 1.0), error
     asks = asks_for_context(query)  # the user's context: associative evidence (latent terms) counts too
     pending = dense.start(db, view, wordings(query, names, common), budget, terms=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
-                                            _word_weights(terms, counts, size), size)
+                                            weights, size)
     lane = None
     if pending is not None:
         lane, lanes["vector"] = dense.finish(db, view, pending)
@@ -306,10 +310,13 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             for hit, _ in lane.hits.values():
                 candidates.setdefault(hit.id, Candidate(hit))
             _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
-    try:
-        _score(db, candidates, reference.weights(terms, counts, size), lane)
-    except ConfigError as error:  # the reference is missing or corrupt: words alone, and the result says so
-        lanes["reference"], lane = str(error)[:200], None
+    if broken is None:
+        try:
+            _score(db, candidates, weights, lane)
+        except ConfigError as error:
+            broken = error
+    if broken is not None:  # the reference is missing or corrupt: words alone, and the result says so
+        lanes["reference"], lane = str(broken)[:200], None
         for candidate in candidates.values():
             candidate.lexical = candidate.lexical_own = candidate.relevance = candidate.evidence = (
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
@@ -322,15 +329,6 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     degraded = (use_vectors and lane is None) or "reference" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
                         candidates=ranked)
-
-
-def _word_weights(terms: list[str], counts: dict[str, int], size: int) -> dict[str, float]:
-    """The query's word weights for the word lanes (equal weights when the background table is missing: the
-    scoring below says so)."""
-    try:
-        return reference.weights(terms, counts, size)
-    except ConfigError:
-        return dict.fromkeys(terms, 1.0)
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],
