@@ -15,7 +15,7 @@ from pathlib import Path
 
 from datasette_plugins.db import SESSIONS
 from scope_recall_engine.errors import ConfigError
-from scope_recall_engine.truth.store import connect
+from scope_recall_engine.truth.store import check_servable, connect
 
 # A checkout (or editable install) keeps them beside the package; a regular install puts them in share/.
 ROOT = next((p for p in (Path(__file__).resolve().parent.parent, Path(sys.prefix) / "share" / "scope-recall")
@@ -49,7 +49,7 @@ def build(db_path: str | os.PathLike, metadata: dict | None = None, secret: str 
 
     metadata = load_metadata() if metadata is None else metadata
     if read_only:
-        _check_store(db_path)
+        check_servable(db_path)
         plugin = metadata.setdefault("plugins", {}).setdefault("scope-recall", {})
         plugin |= {"read_only": read_only, "drain_vectors": False}
     else:
@@ -96,20 +96,6 @@ def _followed_copy():
 def sessions_path(db_path: str | os.PathLike) -> Path:
     path = Path(db_path).resolve()
     return path.parent / f"{path.stem}.console.sqlite3"
-
-
-def _check_store(db_path: str | os.PathLike) -> None:
-    """A replica serves a store as it is: it must exist and be one (opened read-only, never created)."""
-    import sqlite3
-
-    try:
-        connection = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
-        try:
-            connection.execute("select count(*) from memories").fetchone()
-        finally:
-            connection.close()
-    except sqlite3.Error as error:
-        raise ConfigError(f"{db_path} is not a Scope Recall store that can be served read-only: {error}") from None
 
 
 def run(datasette, host: str, port: int) -> None:

@@ -12,7 +12,7 @@ from typing import Iterator
 
 import sqlite_utils
 
-from scope_recall_engine.errors import InvalidInput, NotFound
+from scope_recall_engine.errors import ConfigError, InvalidInput, NotFound
 from scope_recall_engine.truth import entities
 from scope_recall_engine.truth.migrations import FTS_TABLES, migrate
 from scope_recall_engine.truth.principals import Principal
@@ -40,6 +40,18 @@ def resolve_path(explicit: str | os.PathLike | None = None) -> tuple[Path, str]:
 
 def default_path() -> Path:
     return resolve_path()[0]
+
+
+def check_servable(path: str | os.PathLike) -> None:
+    """A store served as it is (a read replica): it must exist and be one, opened read-only, never created."""
+    try:
+        connection = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        try:
+            connection.execute("select count(*) from memories").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        raise ConfigError(f"{path} is not a Scope Recall store that can be served read-only: {error}") from None
 
 
 def connect(path: str | os.PathLike | None = None) -> sqlite_utils.Database:
