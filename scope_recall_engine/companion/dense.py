@@ -11,7 +11,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from scope_recall_engine.companion import reference, vectors
@@ -28,53 +28,64 @@ _TERMS_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latent-terms
 
 
 @dataclass
+class Part:
+    """One scope's cached rows (``vectors.ScopeVectors``) and where they start among all scopes' rows."""
+
+    offset: int
+    scope_id: str
+    rows: "vectors.ScopeVectors"
+
+
+@dataclass
 class DenseScores:
     """Every embedded row of the view's scopes scored against the query: the turn's cosine and the dense
     evidence D = cos(q, turn) + cos(q, turn with its context) (the context as the mean of both vectors), and the
-    same D for every sentence of the fixed reference population (no context: D = 2·cos)."""
+    same D for every sentence of the fixed reference population (no context: D = 2·cos). Per-row facts (hash,
+    scope, latent terms) stay in each scope's cached rows: a search builds no Python list as long as the scope
+    (two such lists per query gave the garbage collector 100,000 references to walk at each pass)."""
 
     ids: "np.ndarray"
-    parts: list[tuple[int, dict[int, int]]]  # per scope: its first row here, and its id -> row map
-    hashes: list[str]
-    scope_ids: list[str]
+    parts: list[Part]
     similarity: "np.ndarray"
     dense: "np.ndarray"
     seen: "np.ndarray"  # rows whose lifecycle the view can see
     paired: "np.ndarray"  # rows scored with a context memory
     reference: dict[bool, "np.ndarray"]  # D of each reference sentence, alone (False) and paired with another
     query_terms: "np.ndarray | None" = None  # the query's latent terms over the whole feature space, if any
-    part_terms: list = field(default_factory=list)  # per scope: its rows' (terms, weights), or None
     reference_terms: "np.ndarray | None" = None  # each reference sentence's latent-term overlap with the query
 
-    def _place(self, memory_id: int) -> tuple[int, int] | None:
+    def _place(self, memory_id: int) -> tuple[Part, int] | None:
         """(scope, row within that scope) of a memory id (each scope's map was built once, when it loaded)."""
-        for part, (_, position) in enumerate(self.parts):
-            if (row := position.get(memory_id)) is not None:
+        for part in self.parts:
+            if (row := part.rows.position.get(memory_id)) is not None:
                 return part, row
         return None
 
     def at(self, memory_id: int) -> int | None:
         """The row of a memory id among all scopes' rows."""
         place = self._place(memory_id)
-        return None if place is None else self.parts[place[0]][0] + place[1]
+        return None if place is None else place[0].offset + place[1]
+
+    def held(self, memory_id: int) -> tuple[str, str] | None:
+        """(content hash, scope id) the companion holds for a memory id."""
+        place = self._place(memory_id)
+        return None if place is None else (place[0].rows.hashes[place[1]], place[0].scope_id)
 
     def of(self, memory_id: int, content_hash: str) -> tuple[float, float, bool, float | None] | None:
         """(cosine, D, paired with a context memory, latent-term overlap or None) for a row, only if the companion
         holds the same text as truth."""
-        at = self.at(memory_id)
-        if at is None or self.hashes[at] != content_hash:
+        place = self._place(memory_id)
+        if place is None or place[0].rows.hashes[place[1]] != content_hash:
             return None
-        return float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(memory_id)
+        at = place[0].offset + place[1]
+        return float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(*place)
 
-    def _terms(self, memory_id: int) -> float | None:
+    def _terms(self, part: Part, row: int) -> float | None:
         """Computed for the few rows a search scores, not for every row of the scopes."""
-        if not self.part_terms or self.query_terms is None:
+        if self.query_terms is None or part.rows.terms is None:
             return None
-        part, row = self._place(memory_id)
-        if self.part_terms[part] is None:
-            return None
-        terms, weights = self.part_terms[part]
-        return float(reference.terms_similarity(self.query_terms, terms[row:row + 1], weights[row:row + 1])[0])
+        terms, weights = part.rows.terms[row:row + 1], part.rows.weights[row:row + 1]
+        return float(reference.terms_similarity(self.query_terms, terms, weights)[0])
 
 
 @dataclass
@@ -107,13 +118,12 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
 
     model, space = embedders.get_model(model_id), reference.space(model_id, directory)
     q = reference.unit_rows(np.asarray([embedders.embed_query(model, query) for query in queries], np.float32)).T
-    parts = [vectors.scope_vectors(directory, scope, store) for scope in scopes]
-    offsets, hashes, scope_ids, sims, dense, seen, paired = [], [], [], [], [], [], []
-    ids = [part.ids for part in parts]
-    for scope, part in zip(scopes, parts):
-        offsets.append((len(hashes), part.position))
-        hashes += part.hashes
-        scope_ids += [scope] * len(part.hashes)
+    parts, offset = [], 0
+    for scope in scopes:
+        parts.append(Part(offset, scope, vectors.scope_vectors(directory, scope, store)))
+        offset += len(parts[-1].rows.ids)
+    sims, dense, seen, paired = [], [], [], []
+    for part in (part.rows for part in parts):
         similarity = part.matrix @ q  # rows x wordings
         with_context = np.where(part.context[:, None] >= 0, similarity[np.maximum(part.context, 0)], similarity)
         cosine, evidence = _best_wording(similarity, (similarity + with_context) / part.context_norm[:, None])
@@ -124,11 +134,10 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
     alone = space.alone @ q
     population = {False: _best_wording(alone, alone)[1], True: _best_wording(alone, space.pairs @ q)[1]}
-    scores = DenseScores(join(ids, np.int64), offsets, hashes, scope_ids, join(sims, np.float32),
+    scores = DenseScores(join([part.rows.ids for part in parts], np.int64), parts, join(sims, np.float32),
                          join(dense, np.float32), join(seen, bool), join(paired, bool), population)
     if terms is not None and space.terms is not None:
         scores.query_terms = terms.result()
-        scores.part_terms = [None if part.terms is None else (part.terms, part.weights) for part in parts]
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
     return scores
 
@@ -286,9 +295,9 @@ def verify(db, view: View, ids: list[int], scores: DenseScores) -> dict[int, tup
                                            "(select value from json_each(?))", [json.dumps(ids)])}
     verified, unseen = {}, []
     for memory_id in ids:
-        row, at = rows.get(memory_id), scores.at(memory_id)
-        if row and row[1] == scores.hashes[at] and row[0].scope_id == scores.scope_ids[at]:
-            verified[memory_id] = (row[0], float(scores.similarity[at]))
+        row = rows.get(memory_id)
+        if row and (row[1], row[0].scope_id) == scores.held(memory_id):
+            verified[memory_id] = (row[0], float(scores.similarity[scores.at(memory_id)]))
         elif memory_id not in queued:  # not a change still waiting for the drainer
             unseen.append(memory_id)
     for memory_id in _companion_wrong(db, unseen, scores):
@@ -305,5 +314,5 @@ def _companion_wrong(db, ids: list[int], scores: DenseScores) -> list[int]:
     found = {row[0]: row[1:] for row in db.execute(
         "select id, content_hash, scope_id, lifecycle from memories where id in (select value from json_each(?))",
         [json.dumps(ids)])}
-    held = {i: (scores.hashes[scores.at(i)], scores.scope_ids[scores.at(i)]) for i in ids}
-    return [i for i in ids if i not in found or found[i][:2] != held[i] or found[i][2] not in vectors.LOADED_STATES]
+    return [i for i in ids
+            if i not in found or found[i][:2] != scores.held(i) or found[i][2] not in vectors.LOADED_STATES]

@@ -443,7 +443,7 @@ def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: dense.
     The vector lane's own hits were checked against truth in ``verify``; only the other lanes' rows are read."""
     others = [memory_id for memory_id in candidates if memory_id not in lane.hits]
     hashes = {memory_id: row[1] for memory_id, row in visible_rows(db, view, others).items()}
-    hashes |= {memory_id: lane.scores.hashes[lane.scores.at(memory_id)] for memory_id in lane.hits}
+    hashes |= {memory_id: lane.scores.held(memory_id)[0] for memory_id in lane.hits}
     for memory_id, candidate in candidates.items():
         scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
         if scored:
