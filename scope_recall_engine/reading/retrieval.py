@@ -88,6 +88,7 @@ class Candidate:
     lanes: dict[str, float] = field(default_factory=dict)
     lexical: float = 0.0  # share of the query's weight in the text (and, counting half, in the text with context)
     lexical_own: float = 0.0  # ... in the text alone
+    worded: bool = False  # both shares are computed (``word_shares``)
     dense: float | None = None  # D = cos(q, text) + cos(q, text with its context), when embedded
     paired: bool = False  # D was taken with a context memory
     terms: float | None = None  # latent-term overlap with the query, when the model has latent terms
@@ -303,6 +304,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     pending = dense.start(db, view, wordings(query, names, common), budget, terms=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
+    word_shares(db, candidates, weights)  # still meanwhile
     lane = None
     if pending is not None:
         lane, lanes["vector"] = dense.finish(db, view, pending)
@@ -377,7 +379,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     question). A row with no vector (scratch notes, or the vector lane down) is measured on words alone."""
     import numpy as np
 
-    contexts = _context_texts(db, list(candidates))
+    word_shares(db, candidates, weights)  # the vector lane's own finds
     words = LEXICAL_WEIGHT * reference.lexical(weights)
     populations = {None: (0.0, 1.0, np.sort(words))}
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
@@ -389,17 +391,28 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
         if not paired:
             best_meaning = float(meaning.max())
     for candidate in candidates.values():
-        text, embedded = candidate.row.content, bool(lane) and candidate.dense is not None
-        own = max(reference.coverage((text,), weights), candidate.lanes.get("cjk", 0.0))
-        candidate.lexical = (own + reference.coverage((text, contexts.get(candidate.row.id, "")), weights)) / 2
+        embedded = bool(lane) and candidate.dense is not None
         latent = terms(candidate.terms) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
         alone = (2 * candidate.lanes["vector"] - mean) / spread + latent if embedded else 0.0
-        candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * own)
-        candidate.lexical_own, candidate.beyond = own, alone - best_meaning
+        candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
+        candidate.beyond = alone - best_meaning
         mean, spread, _ = populations[candidate.paired if embedded else None]
         meaning = (candidate.dense - mean) / spread + latent if embedded else 0.0
         candidate.evidence = meaning + LEXICAL_WEIGHT * candidate.lexical
+
+
+def word_shares(db, candidates: dict[int, Candidate], weights: dict[str, float]) -> None:
+    """Each candidate's share of the query's word weight, in its own text (or its share of the query's CJK bigrams,
+    if larger) and, counting half, with its context memory. Words need no vector, so the lexical lanes' finds get
+    theirs while the query is still being embedded; a candidate that has them is skipped."""
+    waiting = [candidate for candidate in candidates.values() if not candidate.worded]
+    contexts = _context_texts(db, [candidate.row.id for candidate in waiting])
+    for candidate in waiting:
+        text = candidate.row.content
+        candidate.lexical_own = max(reference.coverage((text,), weights), candidate.lanes.get("cjk", 0.0))
+        with_context = reference.coverage((text, contexts.get(candidate.row.id, "")), weights)
+        candidate.lexical, candidate.worded = (candidate.lexical_own + with_context) / 2, True
 
 
 def _terms_in_sd(lane):
