@@ -213,3 +213,24 @@ def test_a_model_without_latent_terms_keeps_vectors_only(hashed, alice):
     vectors.drain(hashed)
     assert vectors._meta(hashed)["terms"] is False and _scope_vectors(hashed, memory_id).terms is None
     assert memory_id in _scope_vectors(hashed, memory_id).position  # control: the row is there, as a vector
+
+
+def test_latent_terms_load_from_arrow_padded_as_from_lists():
+    """A scope's latent terms load column-wise (no Python object per term); the result is the lists' padding."""
+    import pyarrow as pa
+
+    rows = [([5, 9, 2], [0.6, 0.6, 0.52]), ([], []), ([7], [1.0]), None]
+    data = pa.table({"terms": pa.array([r and r[0] for r in rows], pa.list_(pa.uint16())),
+                     "weights": pa.array([r and r[1] for r in rows], pa.list_(pa.float32()))})
+    ids, weights = vectors._padded_terms(data)
+    expected_ids, expected_weights = embedders.term_arrays([r or ([], []) for r in rows])
+    assert ids.shape == (4, 3) and (ids == expected_ids).all() and np.allclose(weights, expected_weights)
+    assert ids[0].tolist() == [5, 9, 2] and ids[2].tolist() == [7, 0, 0] and not weights[1].any()
+
+
+def test_a_large_scopes_product_is_split_across_threads_with_the_same_result():
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((16, 2)).astype(np.float32)
+    for rows in (dense.SPLIT_ROWS - 1, dense.SPLIT_ROWS + 1):
+        matrix = rng.standard_normal((rows, 16)).astype(np.float32)
+        assert np.allclose(dense._product(matrix, q), matrix @ q, atol=1e-5)

@@ -24,11 +24,14 @@ import os
 import re
 import threading
 import unicodedata
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import llm
 
 from scope_recall_engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 E5_MODEL_ID = "scope-recall-e5-small"
 HASH_MODEL_ID = "scope-recall-hash"
@@ -184,11 +187,23 @@ def term_arrays(found: list[tuple[list[int], list[float]]]) -> tuple:
     """Rows of latent terms as two arrays, rows x the longest row (feature ids, weights), zero-padded."""
     import numpy as np
 
-    width = max((len(features) for features, _ in found), default=0) or 1
-    ids, weights = np.zeros((len(found), width), np.int64), np.zeros((len(found), width), np.float32)
-    for n, (features, values) in enumerate(found):
-        ids[n, :len(features)], weights[n, :len(values)] = features, values
-    return ids, weights
+    lengths = np.array([len(features) for features, _ in found], np.int64)
+    flat = [feature for features, _ in found for feature in features]
+    return padded(lengths, np.array(flat, np.int64), np.array([w for _, values in found for w in values], np.float32))
+
+
+def padded(lengths: "np.ndarray", features: "np.ndarray", weights: "np.ndarray") -> tuple:
+    """Rows given as their lengths and their values end to end, as two zero-padded arrays (feature ids, weights):
+    numpy throughout, so a scope of 100,000 rows loads without a Python object per term."""
+    import numpy as np
+
+    width = int(lengths.max()) if len(lengths) else 0
+    ids, values = np.zeros((len(lengths), width or 1), np.int64), np.zeros((len(lengths), width or 1), np.float32)
+    starts = np.cumsum(lengths) - lengths
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    columns = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+    ids[rows, columns], values[rows, columns] = features, weights
+    return ids, values
 
 
 def embed_passages(model: llm.EmbeddingModel, texts: list[str]) -> list[list[float]]:

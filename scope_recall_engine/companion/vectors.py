@@ -498,6 +498,7 @@ def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> 
     """The scope's rows from the companion, reloaded whenever the companion's version moves (any process may
     have drained). Safe on a worker thread: truth is read through its own read-only connection."""
     import numpy as np
+    import pyarrow.compute as pc
 
     table = _open_table(directory) if directory.has_meta() else None
     if table is None:
@@ -517,10 +518,12 @@ def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> 
     matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     position = {int(i): n for n, i in enumerate(ids)}
     context = np.array([position.get(c, -1) for c in _contexts(store, scope_id, ids)], dtype=np.int64)
-    paired = np.where(context[:, None] >= 0, matrix + matrix[np.maximum(context, 0)], 2 * matrix)
-    active = np.array([state == "active" for state in data["lifecycle"].to_pylist()], dtype=bool)
-    vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, context,
-                           np.linalg.norm(paired, axis=1), *_padded_terms(data))
+    paired = np.full(len(ids), 2.0, np.float32)  # |v + v_context| = sqrt(2 + 2 cos) for unit vectors; 2 alone
+    with_context = context >= 0
+    paired[with_context] = np.sqrt(2 + 2 * np.einsum("ij,ij->i", matrix[with_context], matrix[context[with_context]]))
+    active = pc.equal(data["lifecycle"], "active").to_numpy()
+    vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, context, paired,
+                           *_padded_terms(data))
     with _LOCK:
         _SCOPES[key] = (current, vectors)
         _SCOPES.move_to_end(key)
@@ -535,7 +538,14 @@ def _padded_terms(data) -> tuple:
 
     if "terms" not in data.schema.names:
         return None, None
-    return embedders.term_arrays(list(zip(data["terms"].to_pylist(), data["weights"].to_pylist())))
+    import pyarrow.compute as pc
+
+    terms, weights = data["terms"].combine_chunks(), data["weights"].combine_chunks()
+    lengths = pc.list_value_length(terms).fill_null(0).to_numpy(zero_copy_only=False)
+    if not (pc.list_value_length(weights).fill_null(0).to_numpy(zero_copy_only=False) == lengths).all():
+        raise ValueError("the companion's latent terms and weights disagree: run `scope-recall index rebuild`")
+    flat = [pc.list_flatten(column).to_numpy(zero_copy_only=False) for column in (terms, weights)]
+    return embedders.padded(lengths, *flat)
 
 
 def _open_table(directory: location.Companion):
