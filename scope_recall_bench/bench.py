@@ -38,6 +38,7 @@ WHEN = ["on Mondays", "every morning", "since 2021", "before the release", "in S
         "last weekend", "during the offsite", "twice a month", "at 02:00 UTC"]
 FILL_TRANSACTION = 100_000  # truth rows per transaction while filling
 COLD_SCOPES = 200  # scopes whose first query is timed (each loads its vectors from the companion)
+LOAD_WAIT_S = 300  # a scope whose first query ran out of budget: seconds to let its load finish untimed
 WHY = ["because the old one kept failing", "for the team", "to save money", "after the incident",
        "as a birthday present", "to help the new hire", "", "", ""]
 
@@ -159,7 +160,11 @@ def latencies(db, identities: list[Identity], texts: list[str], rng: random.Rand
     sampled = rng.sample(identities, min(COLD_SCOPES, len(identities)))
     asked = [(rng.choice(sampled), q) for q in queries(texts, rng, query_count)]
     search(True)((identities[-1], "load the model"))  # the model and LanceDB, as a long-lived process has them
-    cold = timed(search(True), [(identity, "warm up this scope") for identity in sampled])
+    answers = []
+    cold = timed(lambda pair: answers.append(search(True)(pair)), [(identity, "warm up") for identity in sampled])
+    for identity, answer in zip(sampled, answers):  # a load past the budget goes on in the background: let it end
+        if answer.degraded:                          # before timing, or it would compete with the timed queries
+            retrieval.search(db, View(identity.accessible()), "warm up", 10, budget=LOAD_WAIT_S)
     answers = []
     lexical = timed(search(False), asked)
     hybrid = timed(lambda pair: answers.append(search(True)(pair)), asked)

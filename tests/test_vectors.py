@@ -140,19 +140,22 @@ def test_store_command_does_not_import_lancedb(tmp_path):
     assert out.stdout.strip() == "ok", out.stderr
 
 
-def test_the_in_process_vector_cache_keeps_only_the_most_recent_scopes(hashed, monkeypatch):
+def test_the_in_process_vector_cache_keeps_only_the_most_recent_scopes_up_to_its_rows(hashed, monkeypatch):
     from scope_recall_engine.truth.scope import Identity
 
-    monkeypatch.setattr(vectors, "CACHED_SCOPES", 2)
+    monkeypatch.setattr(vectors, "_SCOPES", type(vectors._SCOPES)())
+    monkeypatch.setattr(vectors, "_cached_rows", 0)
+    monkeypatch.setattr(vectors, "CACHED_ROWS", 5)  # an identity's two scopes: 2 rows + 1 empty = 2 + 1 + 1 + 1
     users = [Identity(user=f"user{n}") for n in range(3)]
     for user in users:
-        _store(hashed, user, [f"{user.user} keeps a notebook"])
+        _store(hashed, user, [f"{user.user} keeps a notebook", f"{user.user} keeps a diary"])
     vectors.drain(hashed)
     for user in users:
         stored = hashed["memories"].rows_where("scope_id = ?", [user.shared_scope])
         assert indexed(hashed, user) == {row["id"] for row in stored}  # control: every scope still loads
     # each identity reads two scopes (its chat's and its shared one): only the last identity's two remain
     assert [scope for _, scope in vectors._SCOPES] == list(users[2].accessible())
+    assert vectors._cached_rows == 2 + 1 + 1
 
 
 def test_a_purge_never_waits_for_another_process_draining(hashed, alice):

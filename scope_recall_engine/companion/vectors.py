@@ -491,7 +491,11 @@ class ScopeVectors:
 
 
 _SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict()  # least recently used first
-CACHED_SCOPES = 256  # per process: a gateway serving many users keeps the most recent ones
+# Per process: a gateway serving many users keeps its most recent scopes up to this many rows (~2 KB each in
+# memory). Bounded by rows, not scopes: each user reads two scopes, one often empty, and a count of scopes
+# would hold 256 users' vectors or one heavy scope's alike.
+CACHED_ROWS = 250_000
+_cached_rows = 0
 
 
 def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> ScopeVectors:
@@ -524,12 +528,21 @@ def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> 
     active = pc.equal(data["lifecycle"], "active").to_numpy()
     vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, context, paired,
                            *_padded_terms(data))
-    with _LOCK:
-        _SCOPES[key] = (current, vectors)
-        _SCOPES.move_to_end(key)
-        while len(_SCOPES) > CACHED_SCOPES:
-            _SCOPES.popitem(last=False)
+    _keep(key, current, vectors)
     return vectors
+
+
+def _keep(key: tuple[str, str], version: int, vectors: ScopeVectors) -> None:
+    """Cache a loaded scope, then drop the least recently used ones past CACHED_ROWS (the newest always stays)."""
+    global _cached_rows
+    weight = lambda rows: len(rows.ids) + 1  # noqa: E731  (an empty scope still holds an entry)
+    with _LOCK:
+        if (replaced := _SCOPES.pop(key, None)) is not None:
+            _cached_rows -= weight(replaced[1])
+        _SCOPES[key] = (version, vectors)
+        _cached_rows += weight(vectors)
+        while _cached_rows > CACHED_ROWS and len(_SCOPES) > 1:
+            _cached_rows -= weight(_SCOPES.popitem(last=False)[1][1])
 
 
 def _padded_terms(data) -> tuple:
