@@ -340,3 +340,21 @@ def test_a_lane_over_its_budget_is_interrupted_and_the_connection_works_after(db
     assert retrieval.within(db, 0.01, lambda: db.execute(heavy).fetchone()) is None
     assert retrieval.within(db, 1.0, lambda: db.execute("select 41 + 1").fetchone()[0]) == 42  # control
     assert db.execute("select count(*) from memories").fetchone()[0] == 0  # no handler left behind
+
+
+@pytest.mark.parametrize("user, query, said", [
+    ("jiwoo", "Where does Ji-woo's family live?", "Where does the user's family live?"),
+    ("mara.silva", "what does Mara Silva play?", "what does the user play?"),
+    ("ines", "Which instrument does Ines play?", "Which instrument does the user play?"),
+])
+def test_a_name_the_user_id_spells_as_one_word_is_said_as_the_user(db, user, query, said):
+    from scope_recall_engine.truth.scope import Identity
+
+    who = Identity(user=user, chat="chat-1")
+    lifecycle.store(db, who, "memory", "Her parents run a small bakery in Daegu.", ME)
+    counts = dict.fromkeys(retrieval.query_terms(query, content_only=True), 0)
+    names, common = retrieval.user_names_in(db, View(who.accessible()), query, counts, 1)
+    assert said in retrieval.wordings(query, names, common)
+    other = Identity(user="carol", chat="chat-1")  # control: a name that is not this user's stays as typed
+    names, common = retrieval.user_names_in(db, View(other.accessible()), query, counts, 1)
+    assert retrieval.wordings(query, names, common) == [query]

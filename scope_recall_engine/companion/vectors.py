@@ -491,7 +491,7 @@ class ScopeVectors:
 
 
 _SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict()  # least recently used first
-# Per process: a gateway serving many users keeps its most recent scopes up to this many rows (~2 KB each in
+# Per process: a gateway serving many users keeps its most recent scopes up to this many rows (~2.5 KB each in
 # memory). Bounded by rows, not scopes: each user reads two scopes, one often empty, and a count of scopes
 # would hold 256 users' vectors or one heavy scope's alike.
 CACHED_ROWS = 250_000

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
+_REPEATED_USER = re.compile(r"the user(?:[\s-]+the user)+")
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but
@@ -255,8 +257,9 @@ def view_size(db, view: View) -> int:
 def self_names(db, view: View) -> set[str]:
     """Names that mean "the user" in this view: the user ids of its scopes that are words, and names the user's
     memories give ("my name is Mara", "the user is called Ines")."""
-    names = {value.casefold() for scope in view.scopes for label, value in decode(scope)
-             if label == "user" and value.isalpha()}
+    ids = {_SEPARATORS.sub("", value).casefold() for scope in view.scopes for label, value in decode(scope)
+           if label == "user"}  # "ji-woo" or "mara.silva" as one word, matched against the query's adjacent words
+    names = {name for name in ids if name.isalpha()}
     for hit in matching(db, view, ["name", "called", "named", "call"]):
         names |= {found.group(1).casefold() for found in _NAMED.finditer(hit.content)}
     return names - STOPWORDS
@@ -268,7 +271,9 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int)
     memories holding it would all match on the name alone."""
     common = {term for term, df in counts.items() if size >= COMMON_ROWS and df >= COMMON_SHARE * size}
     known = self_names(db, view)
-    names = {t for t in counts if t in known or (t in common and _is_name(db, view, t))}
+    spoken = [word.casefold() for word in _WORD.findall(query)]
+    split = {part for pair in zip(spoken, spoken[1:]) if "".join(pair) in known for part in pair}  # "Ji-woo"
+    names = {t for t in counts if t in known or t in split or (t in common and _is_name(db, view, t))}
     return names, bool(names & common)
 
 
@@ -282,6 +287,7 @@ def wordings(query: str, names: set[str], common: bool) -> list[str]:
     """What the dense lane embeds: the query with the user's names said as "the user" (memories are written that
     way too), and the query as typed unless every memory shares the name."""
     said = _WORD.sub(lambda word: "the user" if word.group(0).casefold() in names else word.group(0), query)
+    said = _REPEATED_USER.sub("the user", said)  # a name in two words ("Ji-woo", "Mara Silva") is said once
     return [query] if said == query else [said] if common else [query, said]
 
 
