@@ -121,27 +121,35 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     model, space = embedders.get_model(model_id), reference.space(model_id, directory)
     q = reference.unit_rows(np.asarray([embedders.embed_query(model, query) for query in queries], np.float32)).T
     parts, offset = [], 0
-    for scope in scopes:
-        parts.append(Part(offset, scope, vectors.scope_vectors(directory, scope, store)))
-        offset += len(parts[-1].rows.ids)
+    for scope, rows in zip(scopes, vectors.view_vectors(directory, scopes, store)):
+        parts.append(Part(offset, scope, rows))
+        offset += len(rows.ids)
     sims, dense, seen, paired = [], [], [], []
     for part in (part.rows for part in parts):
         similarity = _product(part.matrix, q)  # rows x wordings
-        with_context = np.where(part.context[:, None] >= 0, similarity[np.maximum(part.context, 0)], similarity)
-        cosine, evidence = _best_wording(similarity, (similarity + with_context) / part.context_norm[:, None])
+        paired_similarity = (similarity + similarity[part.partner]) / part.context_norm[:, None]
+        cosine, evidence = _best_wording(similarity, paired_similarity)
         sims.append(cosine)
         dense.append(evidence)
-        seen.append(part.active | as_of)
-        paired.append(part.context >= 0)
-    join = (lambda arrays, kind: np.concatenate(arrays) if arrays else np.zeros(0, dtype=kind))
+        seen.append(np.ones_like(part.active) if as_of else part.active)
+        paired.append(part.paired)
     alone = space.alone @ q
     population = {False: _best_wording(alone, alone)[1], True: _best_wording(alone, space.pairs @ q)[1]}
-    scores = DenseScores(join([part.rows.ids for part in parts], np.int64), parts, join(sims, np.float32),
-                         join(dense, np.float32), join(seen, bool), join(paired, bool), population)
+    scores = DenseScores(_join([part.rows.ids for part in parts], np.int64), parts, _join(sims, np.float32),
+                         _join(dense, np.float32), _join(seen, bool), _join(paired, bool), population)
     if terms is not None and space.terms is not None:
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
     return scores
+
+
+def _join(arrays: list, kind) -> "np.ndarray":
+    """The scopes' arrays end to end; when one scope holds every row (a view's other scope is often empty), its
+    own array, not a copy (read only: a copy of 100,000 rows is not free)."""
+    import numpy as np
+
+    filled = [array for array in arrays if len(array)]
+    return filled[0] if len(filled) == 1 else np.concatenate(filled) if filled else np.zeros(0, dtype=kind)
 
 
 def _best_wording(alone: "np.ndarray", paired: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
@@ -215,8 +223,7 @@ def warm_up(db, scopes: tuple[str, ...]) -> Callable[[], None] | None:
     def job() -> None:
         try:
             _warm(directory, model_id)
-            for scope in scopes:
-                vectors.scope_vectors(directory, scope, store)
+            vectors.view_vectors(directory, scopes, store)
         finally:
             ready.set()  # a failed warm-up leaves the lane to fail (or load) on its own, as before
 

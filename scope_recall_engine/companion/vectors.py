@@ -484,8 +484,9 @@ class ScopeVectors:
     hashes: list[str]
     active: "np.ndarray"  # per row: active (the rest are superseded, seen only by as-of searches)
     matrix: "np.ndarray"  # unit vectors, one row per id
-    context: "np.ndarray"  # position of each row's context row, or -1
-    context_norm: "np.ndarray"  # |v + v_context|, so cos(q, mean of both) needs no extra product
+    paired: "np.ndarray"  # per row: it has a context row
+    partner: "np.ndarray"  # position of each row's context row, or of the row itself
+    context_norm: "np.ndarray"  # |v + v_partner|, so cos(q, mean of both) needs no extra product
     terms: "np.ndarray | None" = None  # latent terms per row (rows x TERMS feature ids, zero-padded), if kept
     weights: "np.ndarray | None" = None  # ... and their weights (0 where padded)
 
@@ -499,15 +500,25 @@ _cached_rows = 0
 
 
 def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> ScopeVectors:
-    """The scope's rows from the companion, reloaded whenever the companion's version moves (any process may
-    have drained). Safe on a worker thread: truth is read through its own read-only connection."""
-    import numpy as np
-    import pyarrow.compute as pc
+    return view_vectors(directory, (scope_id,), store)[0]
 
+
+def view_vectors(directory: location.Companion, scopes: tuple[str, ...], store: Path) -> list[ScopeVectors]:
+    """Each scope's rows from the companion, reloaded whenever the companion's version moves (any process may
+    have drained); the version is looked up once for all of them. Safe on a worker thread: truth is read through
+    its own read-only connection."""
     table = _open_table(directory) if directory.has_meta() else None
     if table is None:
         raise FileNotFoundError(f"no vector index at {directory}: run `scope-recall index drain`")
-    key, current = (str(directory), scope_id), table.version
+    current = table.version
+    return [_scope_rows(table, current, directory, scope_id, store) for scope_id in scopes]
+
+
+def _scope_rows(table, current: int, directory: location.Companion, scope_id: str, store: Path) -> ScopeVectors:
+    import numpy as np
+    import pyarrow.compute as pc
+
+    key = (str(directory), scope_id)
     cached = _SCOPES.get(key)
     if cached and cached[0] == current:
         with _LOCK:
@@ -522,11 +533,12 @@ def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> 
     matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     position = {int(i): n for n, i in enumerate(ids)}
     context = np.array([position.get(c, -1) for c in _contexts(store, scope_id, ids)], dtype=np.int64)
-    paired = np.full(len(ids), 2.0, np.float32)  # |v + v_context| = sqrt(2 + 2 cos) for unit vectors; 2 alone
-    with_context = context >= 0
-    paired[with_context] = np.sqrt(2 + 2 * np.einsum("ij,ij->i", matrix[with_context], matrix[context[with_context]]))
+    paired = context >= 0
+    partner = np.where(paired, context, np.arange(len(ids)))
+    norm = np.full(len(ids), 2.0, np.float32)  # |v + v_context| = sqrt(2 + 2 cos) for unit vectors; 2 alone
+    norm[paired] = np.sqrt(2 + 2 * np.einsum("ij,ij->i", matrix[paired], matrix[context[paired]]))
     active = pc.equal(data["lifecycle"], "active").to_numpy()
-    vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, context, paired,
+    vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, paired, partner, norm,
                            *_padded_terms(data))
     _keep(key, current, vectors)
     return vectors
