@@ -359,3 +359,20 @@ def test_a_name_the_user_id_spells_as_one_word_is_said_as_the_user(db, user, que
     other = Identity(user="carol", chat="chat-1")  # control: a name that is not this user's stays as typed
     names, common = retrieval.user_names_in(db, View(other.accessible()), query, counts, 1)
     assert retrieval.wordings(query, names, common) == [query]
+
+
+def test_a_large_scope_counts_its_words_over_its_newest_rows(db, alice, monkeypatch):
+    """Word shares are estimated over a bounded window, so they cost the same in any scope size."""
+    old = [lifecycle.store(db, alice, "memory", f"Alice tried the old espresso machine, take {n}", ME).id
+           for n in range(8)]
+    new = [lifecycle.store(db, alice, "memory", f"Alice tried the new kettle, take {n}", ME).id for n in range(4)]
+    view = View(alice.accessible())
+    since, size = retrieval.word_window(db, view)  # control: a small view is counted whole
+    assert (since, size) == (0, 12)
+    assert retrieval.document_counts(db, view, ["espresso", "kettle", "alice"], since) == {
+        "espresso": 8, "kettle": 4, "alice": 12}
+    monkeypatch.setattr(retrieval, "DF_CAP", 6)
+    since, size = retrieval.word_window(db, view)
+    assert since == (old + new)[-6] and size == 6
+    assert retrieval.document_counts(db, view, ["espresso", "kettle", "alice"], since) == {
+        "espresso": 2, "kettle": 4, "alice": 6}

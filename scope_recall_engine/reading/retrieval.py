@@ -48,7 +48,7 @@ lmao haha hmm hm um uh oh ah wow please pls good alright right done gotcha np we
 CANDIDATES = 50  # per lane, before ranking
 MATCHED = 400  # rows a word lane reads, newest first, before ranking them by the query's word weight
 TRIGRAM_BUDGET_S = 0.01  # the store-wide substring index, for a large view
-DF_CAP = 5000  # counting further costs time and changes little: such a term is everywhere
+DF_CAP = 5000  # rows of a scope its words are counted over (its newest): more costs time and changes little
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
@@ -241,17 +241,23 @@ def gated(query: str) -> bool:
     return not words or all(w in TRIVIAL or w in STOPWORDS for w in words)
 
 
-def document_counts(db, view: View, terms: list[str]) -> dict[str, int]:
-    """How many rows of the view's scopes (any lifecycle) hold each term in the word index, counted up to DF_CAP:
-    a term most of this user's memories share says little about which one is meant."""
-    sql = "select count(*) from (select 1 from memories_fts where memories_fts match ? limit ?)"
-    return {term: db.execute(sql, [scoped_match(view.scopes, [term]), DF_CAP]).fetchone()[0] for term in terms}
+def document_counts(db, view: View, terms: list[str], since: int = 0) -> dict[str, int]:
+    """How many rows of the view's scopes (any lifecycle) with an id of at least ``since`` (``word_window``) hold
+    each term in the word index: a term most of this user's memories share says little about which one is meant."""
+    sql = "select count(*) from memories_fts where memories_fts match ? and rowid >= ?"
+    return {term: db.execute(sql, [scoped_match(view.scopes, [term]), since]).fetchone()[0] for term in terms}
 
 
-def view_size(db, view: View) -> int:
-    """Rows in the view's scopes (any lifecycle, like the counts), up to DF_CAP."""
-    sql = "select count(*) from (select 1 from memories where scope_id in (select value from json_each(?)) limit ?)"
-    return db.execute(sql, [json.dumps(list(view.scopes)), DF_CAP]).fetchone()[0]
+def word_window(db, view: View) -> tuple[int, int]:
+    """Where a query's words are counted: (the lowest row id, the view's rows from it on, any lifecycle). A view of
+    up to DF_CAP rows per scope is counted whole; a larger one over its newest rows (each scope's DF_CAP-th newest
+    row bounds them, so at least DF_CAP), so a word's share costs the same to estimate in a scope of 5,000
+    memories and of 1,000,000."""
+    newest = "select id from memories where scope_id = ? order by id desc limit 1 offset ?"
+    bounds = [db.execute(newest, [scope, DF_CAP - 1]).fetchone() for scope in view.scopes]
+    since = max((bound[0] for bound in bounds if bound), default=0)
+    sql = "select count(*) from memories where scope_id in (select value from json_each(?)) and id >= ?"
+    return since, db.execute(sql, [json.dumps(list(view.scopes)), since]).fetchone()[0]
 
 
 def self_names(db, view: View) -> set[str]:
@@ -299,7 +305,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if gated(query) and not _EXACT_ID.match(query):
         return SearchResult([], miss_reason="gated")
     words = query_terms(query, content_only=True)[:20]
-    counts, size = document_counts(db, view, [t for t in words if not _CJK.search(t)]), view_size(db, view)
+    since, size = word_window(db, view)
+    counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
     try:
