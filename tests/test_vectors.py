@@ -237,3 +237,34 @@ def test_a_large_scopes_product_is_split_across_threads_with_the_same_result():
     for rows in (dense.SPLIT_ROWS - 1, dense.SPLIT_ROWS + 1):
         matrix = rng.standard_normal((rows, 16)).astype(np.float32)
         assert np.allclose(dense._product(matrix, q), matrix @ q, atol=1e-5)
+
+
+def test_searches_that_meet_a_scope_loading_wait_for_that_load_instead_of_loading_it_again(hashed, alice,
+                                                                                          monkeypatch):
+    """A load that ran past a search's budget goes on in the background; the next search must not start another."""
+    import threading
+    import time
+
+    _store(hashed, alice, ["alice drinks green tea", "alice owns a red bicycle"])
+    vectors.drain(hashed)
+    loads, real = [], vectors._load_scope
+
+    def slow_load(*args):
+        loads.append(threading.current_thread().name)
+        time.sleep(0.2)
+        return real(*args)
+
+    monkeypatch.setattr(vectors, "_load_scope", slow_load)
+    scope = hashed.execute("select scope_id from memories").fetchone()[0]
+    where, store = vectors.index_dir(hashed), vectors.database_file(hashed)
+    found = []
+    threads = [threading.Thread(target=lambda: found.append(vectors.scope_vectors(where, scope, store)))
+               for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(loads) == 1 and len({id(rows) for rows in found}) == 1 and len(found[0].ids) == 2
+    _store(hashed, alice, ["alice learns the cello"])  # control: a new companion version is loaded again
+    vectors.drain(hashed)
+    assert vectors.scope_vectors(where, scope, store) is not found[0] and len(loads) == 2

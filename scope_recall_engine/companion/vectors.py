@@ -496,6 +496,7 @@ _SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict() 
 # memory). Bounded by rows, not scopes: each user reads two scopes, one often empty, and a count of scopes
 # would hold 256 users' vectors or one heavy scope's alike.
 CACHED_ROWS = 250_000
+_LOADING: dict[tuple[str, str], threading.Lock] = {}  # one load of a scope at a time
 _cached_rows = 0
 
 
@@ -515,16 +516,35 @@ def view_vectors(directory: location.Companion, scopes: tuple[str, ...], store: 
 
 
 def _scope_rows(table, current: int, directory: location.Companion, scope_id: str, store: Path) -> ScopeVectors:
+    """A scope's rows at this version, from the cache or loaded once: a search that meets a load already running
+    (one that ran past its budget goes on in the background) waits for it rather than loading the scope again."""
+    key = (str(directory), scope_id)
+    if (cached := _cached(key, current)) is not None:
+        return cached
+    with _LOCK:
+        loading = _LOADING.setdefault(key, threading.Lock())
+    with loading:
+        if (cached := _cached(key, current)) is not None:
+            return cached
+        vectors = _load_scope(table, scope_id, store)
+        _keep(key, current, vectors)
+        return vectors
+
+
+def _cached(key: tuple[str, str], version: int) -> ScopeVectors | None:
+    cached = _SCOPES.get(key)
+    if not cached or cached[0] != version:
+        return None
+    with _LOCK:
+        if key in _SCOPES:
+            _SCOPES.move_to_end(key)
+    return cached[1]
+
+
+def _load_scope(table, scope_id: str, store: Path) -> ScopeVectors:
     import numpy as np
     import pyarrow.compute as pc
 
-    key = (str(directory), scope_id)
-    cached = _SCOPES.get(key)
-    if cached and cached[0] == current:
-        with _LOCK:
-            if key in _SCOPES:
-                _SCOPES.move_to_end(key)
-        return cached[1]
     data = (table.search().where(f"{_in('scope_id', [scope_id])} AND {_in('lifecycle', LOADED_STATES)}")
             .select(["id", "content_hash", "lifecycle", *_embedded(table)]).limit(None).to_arrow())
     ids = data["id"].to_numpy()
@@ -538,10 +558,8 @@ def _scope_rows(table, current: int, directory: location.Companion, scope_id: st
     norm = np.full(len(ids), 2.0, np.float32)  # |v + v_context| = sqrt(2 + 2 cos) for unit vectors; 2 alone
     norm[paired] = np.sqrt(2 + 2 * np.einsum("ij,ij->i", matrix[paired], matrix[context[paired]]))
     active = pc.equal(data["lifecycle"], "active").to_numpy()
-    vectors = ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, paired, partner, norm,
-                           *_padded_terms(data))
-    _keep(key, current, vectors)
-    return vectors
+    return ScopeVectors(ids, position, data["content_hash"].to_pylist(), active, matrix, paired, partner, norm,
+                        *_padded_terms(data))
 
 
 def _keep(key: tuple[str, str], version: int, vectors: ScopeVectors) -> None:
