@@ -376,3 +376,18 @@ def test_a_large_scope_counts_its_words_over_its_newest_rows(db, alice, monkeypa
     assert since == (old + new)[-6] and size == 6
     assert retrieval.document_counts(db, view, ["espresso", "kettle", "alice"], since) == {
         "espresso": 2, "kettle": 4, "alice": 6}
+
+
+def test_a_memory_sharing_only_a_common_word_with_a_general_question_is_not_recalled(db, monkeypatch):
+    """"works" in "explain how binary search works" is little of the question: the shift memory needs the meaning
+    floor then, as if it shared nothing; asked about, it is recalled on the words it shares (control)."""
+    from scope_recall_bench import eval_personal
+
+    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p1"])
+    vectors.drain(db)
+    view, shifts = View(stored.identity.accessible()), stored.ids["p1.m04"]  # "Works rotating 12-hour shifts ..."
+    question = "explain how binary search works, with a Python example"
+    assert retrieval.search(db, view, question).hits == []
+    assert shifts in _ids(retrieval.search(db, view, "how long are Mara's shifts?"))
+    monkeypatch.setattr(retrieval, "WEAK_SHARE", 0.0)  # without the rule the common word alone lets it through
+    assert _ids(retrieval.search(db, view, question)) == [shifts]

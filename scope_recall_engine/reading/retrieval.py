@@ -54,6 +54,7 @@ TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, be
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
+WEAK_SHARE = 0.15  # ... unless the words it shares hold less than this share of the query's weight
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
@@ -380,8 +381,10 @@ def admissible(candidate: Candidate, context_floor: float | None = None) -> bool
     neither words nor much meaning with it. An exact id always counts."""
     if "exact" in candidate.lanes or (context_floor is not None and candidate.relevance >= context_floor):
         return True
-    if candidate.lexical_own > 0:
+    if candidate.lexical_own >= WEAK_SHARE:
         return candidate.relevance >= SHARED_WORDS_FLOOR
+    if candidate.lexical_own > 0:  # a shared word that carries little of the query ("works", "writes")
+        return candidate.relevance >= FLOOR
     return candidate.relevance >= FLOOR and candidate.beyond >= MEANING_MARGIN
 
 
