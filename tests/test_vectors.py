@@ -22,8 +22,9 @@ def hashed(db, db_path):
 
 def indexed(db, identity) -> set[int]:
     """Ids the companion offers for the identity's scopes (active rows, as recall loads them)."""
-    return {int(i) for scope in identity.accessible()
-            for i in vectors.scope_vectors(vectors.index_dir(db), scope, vectors.database_file(db)).ids}
+    scopes = tuple(identity.accessible())
+    return {int(i) for rows in vectors.view_vectors(vectors.index_dir(db), scopes, vectors.database_file(db))
+            for i in rows.ids}
 
 
 def _store(db, identity, texts, target="memory"):
@@ -195,7 +196,7 @@ def test_a_table_whose_creation_was_killed_is_recreated_by_the_next_write(hashed
 
 def _scope_vectors(db, memory_id):
     scope = db.execute("select scope_id from memories where id = ?", [memory_id]).fetchone()[0]
-    return vectors.scope_vectors(vectors.index_dir(db), scope, vectors.database_file(db))
+    return vectors.view_vectors(vectors.index_dir(db), (scope,), vectors.database_file(db))[0]
 
 
 def test_the_e5_companion_keeps_latent_terms_and_one_built_without_them_is_rebuilt(db, alice):
@@ -258,7 +259,7 @@ def test_searches_that_meet_a_scope_loading_wait_for_that_load_instead_of_loadin
     scope = hashed.execute("select scope_id from memories").fetchone()[0]
     where, store = vectors.index_dir(hashed), vectors.database_file(hashed)
     found = []
-    threads = [threading.Thread(target=lambda: found.append(vectors.scope_vectors(where, scope, store)))
+    threads = [threading.Thread(target=lambda: found.append(vectors.view_vectors(where, (scope,), store)[0]))
                for _ in range(3)]
     for thread in threads:
         thread.start()
@@ -267,4 +268,4 @@ def test_searches_that_meet_a_scope_loading_wait_for_that_load_instead_of_loadin
     assert len(loads) == 1 and len({id(rows) for rows in found}) == 1 and len(found[0].ids) == 2
     _store(hashed, alice, ["alice learns the cello"])  # control: a new companion version is loaded again
     vectors.drain(hashed)
-    assert vectors.scope_vectors(where, scope, store) is not found[0] and len(loads) == 2
+    assert vectors.view_vectors(where, (scope,), store)[0] is not found[0] and len(loads) == 2

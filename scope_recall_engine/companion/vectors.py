@@ -500,10 +500,6 @@ _LOADING: dict[tuple[str, str], threading.Lock] = {}  # one load of a scope at a
 _cached_rows = 0
 
 
-def scope_vectors(directory: location.Companion, scope_id: str, store: Path) -> ScopeVectors:
-    return view_vectors(directory, (scope_id,), store)[0]
-
-
 def view_vectors(directory: location.Companion, scopes: tuple[str, ...], store: Path) -> list[ScopeVectors]:
     """Each scope's rows from the companion, reloaded whenever the companion's version moves (any process may
     have drained); the version is looked up once for all of them. Safe on a worker thread: truth is read through
