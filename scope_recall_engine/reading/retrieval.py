@@ -375,16 +375,15 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
 def admissible(candidate: Candidate, context_floor: float | None = None) -> bool:
     """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
     person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
-    with other people's); one that shares none must clear the floor and out-score every reference sentence on
+    with other people's), or clear the floor when its shared words hold little of the query's weight (WEAK_SHARE);
+    one that shares none must clear the floor and out-score every reference sentence on
     meaning alone (a near miss on meaning is what an unrelated message looks like). A message that asks for the
     user's own context (``context_floor``) needs less: a plan or a recommendation rests on facts that share
     neither words nor much meaning with it. An exact id always counts."""
     if "exact" in candidate.lanes or (context_floor is not None and candidate.relevance >= context_floor):
         return True
-    if candidate.lexical_own >= WEAK_SHARE:
-        return candidate.relevance >= SHARED_WORDS_FLOOR
-    if candidate.lexical_own > 0:  # a shared word that carries little of the query ("works", "writes")
-        return candidate.relevance >= FLOOR
+    if candidate.lexical_own > 0:  # "works" in "explain how binary search works" carries little of it
+        return candidate.relevance >= (SHARED_WORDS_FLOOR if candidate.lexical_own >= WEAK_SHARE else FLOOR)
     return candidate.relevance >= FLOOR and candidate.beyond >= MEANING_MARGIN
 
 
