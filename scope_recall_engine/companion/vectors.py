@@ -496,7 +496,7 @@ _SCOPES: OrderedDict[tuple[str, str], tuple[int, ScopeVectors]] = OrderedDict() 
 # memory). Bounded by rows, not scopes: each user reads two scopes, one often empty, and a count of scopes
 # would hold 256 users' vectors or one heavy scope's alike.
 CACHED_ROWS = 250_000
-_LOADING: dict[tuple[str, str], threading.Lock] = {}  # one load of a scope at a time
+_LOADING: dict[tuple[str, str], threading.Lock] = {}  # the scopes loading now, one load each at a time
 _cached_rows = 0
 
 
@@ -524,6 +524,8 @@ def _scope_rows(table, current: int, directory: location.Companion, scope_id: st
             return cached
         vectors = _load_scope(table, scope_id, store)
         _keep(key, current, vectors)
+        with _LOCK:  # whoever waits holds the lock already; whoever comes later finds the scope cached
+            _LOADING.pop(key, None)
         return vectors
 
 
