@@ -32,6 +32,7 @@ class LazyGroup(click.Group):
     "write": "scope_recall_bench.bench_write:write_bench",
     "prefetch": "scope_recall_bench.bench_prefetch:prefetch_command",
     "faults": "scope_recall_bench.bench_faults:faults_bench",
+    "embedder": "scope_recall_bench.bench_embedder:embedder_command",
 })
 def bench():
     """Throughput and latency figures (each command also prints --json)."""
