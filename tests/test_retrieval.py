@@ -312,6 +312,32 @@ def test_intent_tells_a_request_for_the_users_context_from_a_general_question(me
     assert intent.asks_for_context(message) is asks
 
 
+@pytest.mark.parametrize(("message", "owned"), [
+    ("email my thesis advisor", {"thesis", "advisor"}), ("Our landlord\u2019s number?", {"landlord"}),
+    ("what does Ines play?", set()), ("my", set()),
+])
+def test_the_words_after_my_or_our_are_what_the_user_calls_their_own(message, owned):
+    assert intent.owned_words(message) == owned
+
+
+MENTOR = {"mentor": "Her mentor is Dr. Ade Bello.", "poster": "She is presenting a poster at a conference in Lisbon.",
+          "cards": "She writes thank-you cards by hand.",
+          "wedding": "Her invitations for the wedding went out in May.",
+          "italian": "She is learning Italian with a weekly tutor.", "cat": "She has a cat called Miso."}
+
+
+def test_what_the_user_calls_their_own_weighs_more_than_the_rest_of_the_message(db, alice, monkeypatch):
+    """"my mentor" names whom the card is for: the memory that says who that is ranks above one that shares the
+    message's other words ("conference"); weighed like any other word, it ranks below it (control)."""
+    ids = _fill(db, alice, MENTOR)
+    view, message = View(alice.accessible()), "write a thank-you card to my mentor for the conference invitation"
+    ranked = _ids(retrieval.search(db, view, message))
+    assert ranked.index(ids["mentor"]) < ranked.index(ids["poster"]) and ids["mentor"] in ranked[:3]
+    monkeypatch.setattr(retrieval, "OWNED_WEIGHT", 1.0)
+    ranked = _ids(retrieval.search(db, view, message))
+    assert ranked.index(ids["mentor"]) > ranked.index(ids["poster"])
+
+
 def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_general_question_is_not(db, alice):
     ids = _fill(db, alice)
     view = View(alice.accessible())

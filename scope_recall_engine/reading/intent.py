@@ -4,7 +4,8 @@ A plan, a recommendation, a draft for "my boss" or "should I ...?" needs the use
 injury, a manager's name) even when it shares no word with the memory that holds it; a trivia or how-to question
 ("capital of Australia", "explain binary search") rarely does. Recall uses this to choose its abstention floor:
 a message that asks for the user's context may be answered with a memory that is merely among the most related of
-a typical person's memories, one that does not must be recalled on much stronger evidence.
+a typical person's memories, one that does not must be recalled on much stronger evidence. What the user calls
+their own ("my advisor", "our landlord") is what such a message is about, and usually how a memory names it.
 """
 
 from __future__ import annotations
@@ -16,9 +17,16 @@ _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll
 _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should)\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
+_OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
 
 def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
     message = _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))
     return bool(_OWN.search(message) or _ASKS.search(message))
+
+
+def owned_words(message: str) -> set[str]:
+    """The (at most two) words after each "my" or "our", lowercased: what the user calls their own."""
+    return {word.lower() for match in _OWNED.finditer(message.translate(_APOSTROPHES)) for word in match.groups()
+            if word}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
-from scope_recall_engine.reading.intent import asks_for_context
+from scope_recall_engine.reading.intent import asks_for_context, owned_words
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -52,6 +52,7 @@ DF_CAP = 5000  # rows of a scope its words are counted over (its newest): more c
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
+OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 WEAK_SHARE = 0.15  # ... unless the words it shares hold less than this share of the query's weight
@@ -314,6 +315,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         weights, broken = reference.weights(terms, counts, size), None
     except ConfigError as error:  # the background table is missing: equal weights, and the result says so below
         weights, broken = dict.fromkeys(terms, 1.0), error
+    owned = owned_words(query)
+    weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
     asks = asks_for_context(query)  # the user's context: associative evidence (latent terms) counts too
     pending = dense.start(db, view, wordings(query, names, common), budget, terms=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
