@@ -37,7 +37,7 @@ def timed_passes(model_id: str, asked: list[str], idle_s: float) -> dict:
     alone, both = [], []
     with ThreadPoolExecutor(max_workers=1) as beside:
         if terms:
-            dense._query_terms(model_id, "warm up")
+            dense.query_latent_terms(model_id, "warm up")
         for message in asked:
             time.sleep(idle_s)
             started = time.perf_counter()
@@ -47,7 +47,7 @@ def timed_passes(model_id: str, asked: list[str], idle_s: float) -> dict:
                 continue
             time.sleep(idle_s)
             started = time.perf_counter()
-            latent = beside.submit(dense._query_terms, model_id, message)
+            latent = beside.submit(dense.query_latent_terms, model_id, message)
             embedders.embed_query(model, message)
             latent.result()
             both.append((time.perf_counter() - started) * 1000)

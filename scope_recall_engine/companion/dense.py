@@ -97,7 +97,7 @@ class VectorLane:
     scores: DenseScores
 
 
-def _query_terms(model_id: str, query: str) -> "np.ndarray":
+def query_latent_terms(model_id: str, query: str) -> "np.ndarray":
     """The query's latent terms as one vector over the whole feature space (terms thread, no SQLite)."""
     import numpy as np
 
@@ -274,7 +274,7 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
 
         queries = [queries] if isinstance(queries, str) else queries
         terms = terms and embedders.offers_terms(model_id)
-        latent = _TERMS_POOL.submit(_query_terms, model_id, queries[-1]) if terms else None
+        latent = _TERMS_POOL.submit(query_latent_terms, model_id, queries[-1]) if terms else None
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
                               queries, view.at is not None, latent)
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
