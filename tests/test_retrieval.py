@@ -338,6 +338,27 @@ def test_what_the_user_calls_their_own_weighs_more_than_the_rest_of_the_message(
     assert ranked.index(ids["mentor"]) > ranked.index(ids["poster"])
 
 
+@pytest.mark.parametrize(("message", "frame"), [
+    ("how does a heat pump work?", {"work"}), ("Explain how a transistor works", {"works"}),
+    ("when do I work this week?", set()), ("how does work look next week?", set()),
+])
+def test_the_work_of_how_does_it_work_frames_the_question(message, frame):
+    assert intent.frame_words(message) == frame
+
+
+def test_how_something_works_is_a_general_question_not_one_about_where_the_user_works(db, alice, monkeypatch):
+    """A store where the user's job is a memory: "how do magnets work?" gets nothing, while asking when they work
+    recalls it (control); with "work" counted as a word of the question, the job is recalled (the rule matters)."""
+    ids = _fill(db, alice, {"shifts": "Works rotating 12-hour shifts, usually three nights in a row.",
+                            "cats": "Her sister Ana has two cats."})
+    view = View(alice.accessible())
+    for question in ("how do magnets work?", "how does a heat pump work?", "explain how a transistor works"):
+        assert retrieval.search(db, view, question).hits == []
+    assert _ids(retrieval.search(db, view, "when do I work this week?")) == [ids["shifts"]]
+    monkeypatch.setattr(retrieval, "frame_words", lambda message: set())
+    assert _ids(retrieval.search(db, view, "how do magnets work?")) == [ids["shifts"]]
+
+
 def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_general_question_is_not(db, alice):
     ids = _fill(db, alice)
     view = View(alice.accessible())

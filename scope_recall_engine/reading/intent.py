@@ -17,6 +17,7 @@ _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll
 _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should)\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
+_HOW_IT_WORKS = re.compile(r"\bhow\b.*\b(work|works|working)\W*$", re.IGNORECASE)  # "how do magnets work?"
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
 
@@ -30,3 +31,10 @@ def owned_words(message: str) -> set[str]:
     """The (at most two) words after each "my" or "our", lowercased: what the user calls their own."""
     return {word.lower() for match in _OWNED.finditer(message.translate(_APOSTROPHES)) for word in match.groups()
             if word}
+
+
+def frame_words(message: str) -> set[str]:
+    """Words that only frame a general question, not its topic: the "work" of "how does a heat pump work?" (as a
+    word it would match every memory of where or when the user works)."""
+    found = _HOW_IT_WORKS.search(message)
+    return {found.group(1).lower()} if found else set()

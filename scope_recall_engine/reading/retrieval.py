@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
-from scope_recall_engine.reading.intent import asks_for_context, owned_words
+from scope_recall_engine.reading.intent import asks_for_context, frame_words, owned_words
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -306,7 +306,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     query = clean_query(query)
     if gated(query) and not _EXACT_ID.match(query):
         return SearchResult([], miss_reason="gated")
-    words = query_terms(query, content_only=True)[:20]
+    words = [word for word in query_terms(query, content_only=True) if word not in frame_words(query)][:20]
     since, size = word_window(db, view)
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
     names, common = user_names_in(db, view, query, counts, size)
