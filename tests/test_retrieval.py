@@ -348,15 +348,42 @@ def test_the_work_of_how_does_it_work_frames_the_question(message, frame):
 
 def test_how_something_works_is_a_general_question_not_one_about_where_the_user_works(db, alice, monkeypatch):
     """A store where the user's job is a memory: "how do magnets work?" gets nothing, while asking when they work
-    recalls it (control); with "work" counted as a word of the question, the job is recalled (the rule matters)."""
+    recalls it (control); with "works" counted as a word of the question, the job is recalled (the rule matters)."""
     ids = _fill(db, alice, {"shifts": "Works rotating 12-hour shifts, usually three nights in a row.",
                             "cats": "Her sister Ana has two cats."})
     view = View(alice.accessible())
     for question in ("how do magnets work?", "how does a heat pump work?", "explain how a transistor works"):
         assert retrieval.search(db, view, question).hits == []
     assert _ids(retrieval.search(db, view, "when do I work this week?")) == [ids["shifts"]]
-    monkeypatch.setattr(retrieval, "frame_words", lambda message: set())
-    assert _ids(retrieval.search(db, view, "how do magnets work?")) == [ids["shifts"]]
+    monkeypatch.setattr(retrieval, "frame_words", lambda message: set())  # "works" is less common than "work"
+    assert _ids(retrieval.search(db, view, "explain how a transistor works")) == [ids["shifts"]]
+
+
+@pytest.mark.parametrize(("message", "is_general"), [
+    ("how long do cats live?", True), ("who painted the Mona Lisa?", True),
+    ("what's the best way for me to get to the airport?", False), ("where do I live?", False),
+    ("suggest a film", False),
+])
+def test_a_general_question_says_nothing_of_the_user(message, is_general):
+    assert intent.general(message) is is_general
+
+
+HABITS = {"flat": "Lives in Campo de Ourique, in a third-floor flat.", "coffee": "Likes her coffee black.",
+          "clarinet": "Plays the clarinet in the municipal band.", "editor": "Uses Neovim and Rust at work."}
+
+
+def test_a_general_question_sharing_only_a_common_word_with_a_memory_recalls_nothing(db, bob, monkeypatch):
+    """"live", "like", "play" are among the language's commonest words: a question that says nothing of the user
+    does not recall a memory for holding one. Asked about the user by name, the same memories are found (control);
+    with every question taken as one about the user, the common word alone recalls them (the rule matters)."""
+    ids = _fill(db, bob, HABITS)
+    view = View(bob.accessible())
+    for question in ("how long do cats live?", "what do pandas like to eat?", "how do you play chess?"):
+        assert retrieval.search(db, view, question).hits == []
+    assert _ids(retrieval.search(db, view, "where does Bob live?"))[:1] == [ids["flat"]]
+    assert _ids(retrieval.search(db, view, "what does Bob play?"))[:1] == [ids["clarinet"]]
+    monkeypatch.setattr(retrieval, "general", lambda message: False)
+    assert ids["flat"] in _ids(retrieval.search(db, view, "how long do cats live?"))
 
 
 def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_general_question_is_not(db, alice):

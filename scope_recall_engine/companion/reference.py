@@ -27,6 +27,7 @@ WORDS_PER_MEMORY = 12  # a memory is a sentence: a word of frequency f shows up 
 PRIOR_DOCUMENTS = 100  # the background counts as this many documents beside the store's own
 UNSEEN_ZIPF = 1.0  # a word the table does not know: a name, a code, a typo — rare
 MAX_WEIGHT = 12.0
+COMMON_ZIPF = 5.5  # the language's commonest words ("like", "live", "get", "work"): weak evidence of a topic
 
 
 @functools.lru_cache(maxsize=65536)
@@ -55,6 +56,12 @@ def background_share(term: str) -> float:
     """The share of memory-like sentences that would hold ``term``, from its frequency in the language."""
     frequency = 10 ** (zipf().get(term, UNSEEN_ZIPF) - 9)
     return min(1.0, WORDS_PER_MEMORY * frequency)
+
+
+def uncommon(terms: list[str]) -> set[str]:
+    """The terms that are not among the language's commonest words."""
+    table = zipf()
+    return {term for term in terms if table.get(term, UNSEEN_ZIPF) < COMMON_ZIPF}
 
 
 def weights(terms: list[str], store_counts: dict[str, int], store_size: int) -> dict[str, float]:

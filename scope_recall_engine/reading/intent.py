@@ -17,6 +17,7 @@ _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll
 _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should)\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
+_ME = re.compile(r"\bme\b", re.IGNORECASE)
 _HOW_IT_WORKS = re.compile(r"\bhow\b.*\b(work|works|working)\W*$", re.IGNORECASE)  # "how do magnets work?"
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
@@ -38,3 +39,9 @@ def frame_words(message: str) -> set[str]:
     word it would match every memory of where or when the user works)."""
     found = _HOW_IT_WORKS.search(message)
     return {found.group(1).lower()} if found else set()
+
+
+def general(message: str) -> bool:
+    """Whether the message says nothing of the user: no I, my, me or we, and no request for advice or a plan
+    ("how long do cats live?"). It shares only common words with a memory by chance."""
+    return not (asks_for_context(message) or _ME.search(message))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
-from scope_recall_engine.reading.intent import asks_for_context, frame_words, owned_words
+from scope_recall_engine.reading.intent import asks_for_context, frame_words, general, owned_words
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -100,6 +100,7 @@ class Candidate:
     relevance: float = 0.0  # share of the reference population this memory's own text out-scores
     beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
     trust: float = 0.0  # the feedback offset already added to evidence (reading/trust.py)
+    lexical_telling: float | None = None  # for a general question: ``lexical_own`` without the commonest words
 
 
 def query_terms(query: str, *, content_only: bool = False) -> list[str]:
@@ -312,9 +313,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
     try:
-        weights, broken = reference.weights(terms, counts, size), None
+        weights, broken, telling = reference.weights(terms, counts, size), None, reference.uncommon(terms)
     except ConfigError as error:  # the background table is missing: equal weights, and the result says so below
-        weights, broken = dict.fromkeys(terms, 1.0), error
+        weights, broken, telling = dict.fromkeys(terms, 1.0), error, set(terms)
     owned = owned_words(query)
     weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
     asks = asks_for_context(query)  # the user's context: associative evidence (latent terms) counts too
@@ -341,6 +342,10 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
+    if not names and general(query) and not _CJK.search(query):  # a general question: common words tell little
+        telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
+        for candidate in ranked:
+            candidate.lexical_telling = reference.coverage((candidate.row.content,), telling_weights)
     kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if asks else None)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
@@ -382,11 +387,14 @@ def admissible(candidate: Candidate, context_floor: float | None = None) -> bool
     one that shares none must clear the floor and out-score every reference sentence on
     meaning alone (a near miss on meaning is what an unrelated message looks like). A message that asks for the
     user's own context (``context_floor``) needs less: a plan or a recommendation rests on facts that share
-    neither words nor much meaning with it. An exact id always counts."""
+    neither words nor much meaning with it. In a general question (no I, my or me, no name of the user's), words
+    among the language's commonest ("live" in "how long do cats live?") count as shared by none. An exact id always
+    counts."""
     if "exact" in candidate.lanes or (context_floor is not None and candidate.relevance >= context_floor):
         return True
-    if candidate.lexical_own > 0:  # "works" in "explain how binary search works" carries little of it
-        return candidate.relevance >= (SHARED_WORDS_FLOOR if candidate.lexical_own >= WEAK_SHARE else FLOOR)
+    shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
+    if shared > 0:  # "works" in "explain how binary search works" carries little of it
+        return candidate.relevance >= (SHARED_WORDS_FLOOR if shared >= WEAK_SHARE else FLOOR)
     return candidate.relevance >= FLOOR and candidate.beyond >= MEANING_MARGIN
 
 
