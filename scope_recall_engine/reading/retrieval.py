@@ -307,7 +307,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     query = clean_query(query)
     if gated(query) and not _EXACT_ID.match(query):
         return SearchResult([], miss_reason="gated")
-    words = [word for word in query_terms(query, content_only=True) if word not in frame_words(query)][:20]
+    framing = frame_words(query)
+    words = [word for word in query_terms(query, content_only=True) if word not in framing][:20]
     since, size = word_window(db, view)
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
     names, common = user_names_in(db, view, query, counts, size)
@@ -344,7 +345,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     if not names and general(query) and not _CJK.search(query):  # a general question: common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
-        for candidate in ranked:
+        for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
             candidate.lexical_telling = reference.coverage((candidate.row.content,), telling_weights)
     kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if asks else None)]
     shown = kept if abstain else ranked
