@@ -5,6 +5,7 @@ from click.testing import CliRunner
 
 from scope_recall_bench import eval_personal
 from scope_recall_bench.eval_personal import Probe, outcome, personal, summarize
+from scope_recall_bench.evals import FIXTURES
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion.embedders import HASH_MODEL_ID
 from scope_recall_engine.errors import InvalidInput
@@ -126,6 +127,15 @@ def test_packaged_fixture_meets_its_brief():
         assert all(m["id"].startswith(persona["key"] + ".") for m in persona["memories"] + persona["messages"])
     assert sum(m["kind"] != "unrelated" for m in messages) >= 40 and sum(m["kind"] == "unrelated"
                                                                          for m in messages) >= 20
+
+
+def test_the_unseen_fixture_is_a_valid_held_out_one():
+    """A second fixture, written without sight of the engine or the first: three held-out users."""
+    personas = eval_personal.read_fixture(FIXTURES / "personal_unseen.json")
+    assert [p["split"] for p in personas] == ["heldout"] * 3 and any(p["user"].isdigit() for p in personas)
+    for persona in personas:
+        kinds = [m["kind"] for m in persona["messages"]]
+        assert len(persona["memories"]) >= 20 and kinds.count("unrelated") >= 5 and len(kinds) >= 20
 
 
 def test_eval_personal_command_on_the_packaged_fixture():

@@ -14,7 +14,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from scope_recall_engine.companion import reference, vectors
+from scope_recall_engine.companion import needs, reference, vectors
 from scope_recall_engine.truth.visibility import Hit, View, visible_rows
 
 if TYPE_CHECKING:
@@ -55,6 +55,9 @@ class DenseScores:
     reference: dict[bool, "np.ndarray"]  # D of each reference sentence, alone (False) and paired with another
     query_terms: "np.ndarray | None" = None  # the query's latent terms over the whole feature space, if any
     reference_terms: "np.ndarray | None" = None  # each reference sentence's latent-term overlap with the query
+    query_needs: "np.ndarray | None" = None  # how much the query falls in each kind of need (needs.py), if asked
+    memory_sides: "np.ndarray | None" = None  # ... and the kinds' memory sides, to place a row among them
+    reference_needs: "np.ndarray | None" = None  # each reference sentence's link to the query through its needs
 
     def _place(self, memory_id: int) -> tuple[Part, int] | None:
         """(scope, row within that scope) of a memory id (each scope's map was built once, when it loaded)."""
@@ -73,14 +76,16 @@ class DenseScores:
         place = self._place(memory_id)
         return None if place is None else (place[0].rows.hashes[place[1]], place[0].scope_id)
 
-    def of(self, memory_id: int, content_hash: str) -> tuple[float, float, bool, float | None] | None:
-        """(cosine, D, paired with a context memory, latent-term overlap or None) for a row, only if the companion
-        holds the same text as truth."""
+    def of(self, memory_id: int, content_hash: str
+           ) -> tuple[float, float, bool, float | None, float | None] | None:
+        """(cosine, D, paired with a context memory, latent-term overlap or None, link through needs or None) for a
+        row, only if the companion holds the same text as truth."""
         place = self._place(memory_id)
         if place is None or place[0].rows.hashes[place[1]] != content_hash:
             return None
         at = place[0].offset + place[1]
-        return float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(*place)
+        return (float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(*place),
+                self._needs(*place))
 
     def _terms(self, part: Part, row: int) -> float | None:
         """Computed for the few rows a search scores, not for every row of the scopes."""
@@ -88,6 +93,12 @@ class DenseScores:
             return None
         terms, weights = part.rows.terms[row:row + 1], part.rows.weights[row:row + 1]
         return float(reference.terms_similarity(self.query_terms, terms, weights)[0])
+
+    def _needs(self, part: Part, row: int) -> float | None:
+        """Likewise computed for the rows a search scores only."""
+        if self.query_needs is None:
+            return None
+        return float(needs.kinds(part.rows.matrix[row:row + 1], self.memory_sides)[0] @ self.query_needs)
 
 
 @dataclass
@@ -110,10 +121,11 @@ def query_latent_terms(model_id: str, query: str) -> "np.ndarray":
 
 
 def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], queries: list[str],
-                  as_of: bool, terms: Future | None = None) -> DenseScores:
+                  as_of: bool, terms: Future | None = None, context: bool = False) -> DenseScores:
     """Worker thread (no SQLite): embed the query (each wording; a row scores its best), score every cached row of
-    the scopes and the reference; then collect the query's latent terms from ``terms`` and score the reference
-    on them (rows are scored on them lazily, see ``DenseScores.of``)."""
+    the scopes and the reference; then collect the query's latent terms from ``terms`` and, for a message that asks
+    for the user's ``context``, place it among the kinds of need, and score the reference on both (rows are scored
+    on them lazily, see ``DenseScores.of``)."""
     import numpy as np
 
     from scope_recall_engine.companion import embedders  # lazy: llm and the weights load on first use
@@ -140,6 +152,10 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     if terms is not None and space.terms is not None:
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
+    if context:
+        requests, scores.memory_sides, reference_kinds = needs.prototypes(model_id, directory)
+        scores.query_needs = needs.kinds(q[:, 0], requests)
+        scores.reference_needs = reference_kinds @ scores.query_needs
     return scores
 
 
@@ -194,7 +210,7 @@ def _warm(directory, model_id: str) -> None:
             _one_blas_thread()
             embedders.embed_query(embedders.get_model(model_id), "warm up")
             vectors.connect_dir(directory)
-            reference.space(model_id, directory)
+            needs.prototypes(model_id, directory)  # the reference's space with it
             _WARMED.add(key)
 
 
@@ -257,10 +273,10 @@ class Pending:
 
 
 def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S, *,
-          terms: bool = False) -> Pending:
+          context: bool = False) -> Pending:
     """Catch up the view's waiting rows, then score its scopes on the worker thread (embedding the query, for one
-    wording or its best of a few, and with ``terms`` its latent terms beside it) while the caller goes on;
-    ``finish`` collects it within ``budget`` seconds."""
+    wording or its best of a few, and for a message that asks for the user's ``context`` its latent terms beside
+    it and its needs) while the caller goes on; ``finish`` collects it within ``budget`` seconds."""
     try:
         model_id, directory = vectors.model_id(db), vectors.index_dir(db)
         warming = _WARMING.get((str(directory), model_id))
@@ -273,10 +289,10 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
         from scope_recall_engine.companion import embedders
 
         queries = [queries] if isinstance(queries, str) else queries
-        terms = terms and embedders.offers_terms(model_id)
+        terms = context and embedders.offers_terms(model_id)
         latent = _TERMS_POOL.submit(query_latent_terms, model_id, queries[-1]) if terms else None
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
-                              queries, view.at is not None, latent)
+                              queries, view.at is not None, latent, context)
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
         return Pending(status=f"{type(error).__name__}: {error}"[:200])
     return Pending(model_id, future, time.monotonic() + budget, budget, behind or "ok")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scope_recall_engine.errors import ConfigError
+from scope_recall_engine.truth.vocabulary import SAME_ROLE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,6 +28,7 @@ WORDS_PER_MEMORY = 12  # a memory is a sentence: a word of frequency f shows up 
 PRIOR_DOCUMENTS = 100  # the background counts as this many documents beside the store's own
 UNSEEN_ZIPF = 1.0  # a word the table does not know: a name, a code, a typo — rare
 MAX_WEIGHT = 12.0
+KNOWN_ZIPF = 3.0  # a word at least this frequent (once in a million words) is one the language knows
 COMMON_ZIPF = 5.5  # the language's commonest words ("like", "live", "get", "work"): weak evidence of a topic
 
 
@@ -74,13 +76,28 @@ def weights(terms: list[str], store_counts: dict[str, int], store_size: int) -> 
     return blended
 
 
+def forms(term: str) -> tuple[str, ...]:
+    """The term and the words that name the same role ("boss": "manager", "supervisor"), which count as it."""
+    return (term, *SAME_ROLE.get(term, ()))
+
+
 def coverage(texts: tuple[str, ...], term_weights: dict[str, float]) -> float:
-    """Share of the query's weight that these texts hold together (word stems, or substrings of 4+ characters)."""
+    """Share of the query's weight that these texts hold together: word stems (of the term or a word of the same
+    role), or substrings of 4+ characters of a word the language does not know ("postgres" in "PostgreSQL"; not
+    "list" in "listen")."""
     stems = set().union(*(stems_of(text) for text in texts))
-    folded = [text.casefold() for text in texts]
+    coined = set().union(*(coined_words(text) for text in texts))
     found = sum(w for term, w in term_weights.items()
-                if stem(term) in stems or (len(term) >= 4 and any(term in text for text in folded)))
+                if any(stem(form) in stems for form in forms(term))
+                or (len(term) >= 4 and any(term in word for word in coined)))
     return found / (sum(term_weights.values()) or 1.0)
+
+
+@functools.lru_cache(maxsize=16384)
+def coined_words(text: str) -> frozenset[str]:
+    """A text's words that are no common word of the language: names, products, codes, compounds."""
+    table = zipf()
+    return frozenset(word for word in WORD.findall(text.casefold()) if table.get(word, UNSEEN_ZIPF) < KNOWN_ZIPF)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -112,15 +129,16 @@ def population() -> Population:
 
 
 def lexical(term_weights: dict[str, float]) -> "np.ndarray":
-    """Coverage of the query in every reference sentence (whole-word stems; the population is plain prose)."""
+    """Coverage of the query in every reference sentence (whole-word stems, or a word of the same role; the
+    population is plain prose)."""
     import numpy as np
 
     people = population()
     found = np.zeros(len(people.texts), dtype=np.float32)
     for term, weight in term_weights.items():
-        rows = people.stems.get(stem(term))
-        if rows is not None:
-            found[rows] += weight
+        rows = [found_in for form in forms(term) if (found_in := people.stems.get(stem(form))) is not None]
+        if rows:
+            found[np.unique(np.concatenate(rows))] += weight
     return found / (sum(term_weights.values()) or 1.0)
 
 

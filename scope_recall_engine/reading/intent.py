@@ -14,7 +14,9 @@ import re
 
 _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|us)\b",
                   re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
-_ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should)\b", re.IGNORECASE)
+_ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should"
+                   r"|schedule|itinerary|routine|menu|safe|things to do|places to|where to (?:go|eat|stay))\b",
+                   re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _ME = re.compile(r"\bme\b", re.IGNORECASE)

@@ -52,15 +52,18 @@ DF_CAP = 5000  # rows of a scope its words are counted over (its newest): more c
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
+NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
 OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 WEAK_SHARE = 0.15  # ... unless the words it shares hold less than this share of the query's weight
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
+NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
-_NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|name is|is called|is named|goes by)\s+"
-                    r"([A-Z][\w'-]+)", re.IGNORECASE)
+_NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|i go by|the user's name is|the user goes by"
+                    r"|the user is (?:called|named))\s+([A-Z][\w'-]+)", re.IGNORECASE)  # not "her manager is called"
+_USER_IS = re.compile(r"\b[Tt]he user is ([A-Z][\w'-]+)")  # "The user is Tomasz Nowak, a truck driver"
 
 
 @dataclass
@@ -96,6 +99,7 @@ class Candidate:
     dense: float | None = None  # D = cos(q, text) + cos(q, text with its context), when embedded
     paired: bool = False  # D was taken with a context memory
     terms: float | None = None  # latent-term overlap with the query, when the model has latent terms
+    needs: float | None = None  # link to the query through the kinds of need (companion/needs.py), when asked
     evidence: float = 0.0  # for ranking: z(D) against the reference + LEXICAL_WEIGHT * lexical
     relevance: float = 0.0  # share of the reference population this memory's own text out-scores
     beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
@@ -129,14 +133,14 @@ def words(db, view: View, terms: list[str], weights: dict[str, float], table: st
     """Rows of the view's scopes holding any of the terms (each memory, or each memory with its context), ranked by
     the share of the query's word weight they hold. FTS5's bm25() is not used here: it reads every term's whole
     posting list for its idf, which grows with the store, while this reads only the scopes' matches."""
-    hits = matching(db, view, terms, table, MATCHED)
+    hits = matching(db, view, [form for term in terms for form in reference.forms(term)], table, MATCHED)
     contexts = _context_texts(db, [hit.id for hit in hits]) if table == "memories_context" else {}
-    stems = [(reference.stem(term), weight) for term, weight in weights.items()]
+    stems = [([reference.stem(form) for form in reference.forms(term)], weight) for term, weight in weights.items()]
     total = sum(weights.values()) or 1.0
 
     def held(text: str) -> float:  # coverage's quick cousin (stems as substrings): it only orders the matches
         folded = text.casefold()
-        return sum(weight for root, weight in stems if root in folded) / total
+        return sum(weight for roots, weight in stems if any(root in folded for root in roots)) / total
 
     scored = [(hit, held(hit.content + " " + contexts.get(hit.id, ""))) for hit in hits]
     return sorted(scored, key=lambda pair: (-pair[1], -pair[0].id))[:CANDIDATES]
@@ -264,13 +268,16 @@ def word_window(db, view: View) -> tuple[int, int]:
 
 
 def self_names(db, view: View) -> set[str]:
-    """Names that mean "the user" in this view: the user ids of its scopes that are words, and names the user's
-    memories give ("my name is Mara", "the user is called Ines")."""
-    ids = {_SEPARATORS.sub("", value).casefold() for scope in view.scopes for label, value in decode(scope)
-           if label == "user"}  # "ji-woo" or "mara.silva" as one word, matched against the query's adjacent words
-    names = {name for name in ids if name.isalpha()}
-    for hit in matching(db, view, ["name", "called", "named", "call"]):
-        names |= {found.group(1).casefold() for found in _NAMED.finditer(hit.content)}
+    """Names that mean "the user" in this view: the user ids of its scopes that are words (and the parts of one
+    written with separators), and names the user's memories give ("my name is Mara", "the user is Ines Sousa")."""
+    users = [value.casefold() for scope in view.scopes for label, value in decode(scope) if label == "user"]
+    ids = {_SEPARATORS.sub("", user) for user in users}  # "ji-woo" as one word, against the query's adjacent words
+    parts = {part for user in users if _SEPARATORS.search(user) for part in _SEPARATORS.split(user)
+             if len(part) >= NAME_PART}  # "lindiwe.dube": "where does Lindiwe live?"
+    names = {name for name in ids | parts if name.isalpha()}
+    for hit in matching(db, view, ["name", "called", "named", "call", "user"]):
+        names |= {found.group(1).casefold() for pattern in (_NAMED, _USER_IS)
+                  for found in pattern.finditer(hit.content)}
     return names - STOPWORDS
 
 
@@ -320,7 +327,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     owned = owned_words(query)
     weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
     asks = asks_for_context(query)  # the user's context: associative evidence (latent terms) counts too
-    pending = dense.start(db, view, wordings(query, names, common), budget, terms=asks) if use_vectors else None
+    pending = dense.start(db, view, wordings(query, names, common), budget, context=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
     word_shares(db, candidates, weights)  # still meanwhile
@@ -410,16 +417,18 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     words = LEXICAL_WEIGHT * reference.lexical(weights)
     populations = {None: (0.0, 1.0, np.sort(words))}
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
-    terms = _terms_in_sd(lane)
+    terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
+    needed = _in_sd(lane.scores.reference_needs if lane else None, NEEDS_WEIGHT)
     for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
         mean, spread = float(dense_scores.mean()), float(dense_scores.std()) or 1.0
-        meaning = (dense_scores - mean) / spread + terms(lane.scores.reference_terms)
+        meaning = ((dense_scores - mean) / spread + terms(lane.scores.reference_terms)
+                   + needed(lane.scores.reference_needs))
         populations[paired] = (mean, spread, np.sort(meaning + words))
         if not paired:
             best_meaning = float(meaning.max())
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
-        latent = terms(candidate.terms) if embedded else 0.0
+        latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
         alone = (2 * candidate.lanes["vector"] - mean) / spread + latent if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
@@ -442,13 +451,13 @@ def word_shares(db, candidates: dict[int, Candidate], weights: dict[str, float])
         candidate.lexical, candidate.worded = (candidate.lexical_own + with_context) / 2, True
 
 
-def _terms_in_sd(lane):
-    """Latent-term overlap in standard deviations above the reference's, weighted (0 when the lane has none)."""
-    found = lane.scores.reference_terms if lane else None
-    if found is None:
-        return lambda overlap: 0.0
-    mean, spread = float(found.mean()), float(found.std()) or 1.0
-    return lambda overlap: 0.0 if overlap is None else TERMS_WEIGHT * (overlap - mean) / spread
+def _in_sd(reference_scores: "np.ndarray | None", weight: float):
+    """An associative score (latent-term overlap, link through needs) in standard deviations above the reference
+    population's, weighted (0 when the lane has none)."""
+    if reference_scores is None:
+        return lambda score: 0.0
+    mean, spread = float(reference_scores.mean()), float(reference_scores.std()) or 1.0
+    return lambda score: 0.0 if score is None else weight * (score - mean) / spread
 
 
 def share_below(population: "np.ndarray", value: float) -> float:
@@ -487,4 +496,5 @@ def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: dense.
     for memory_id, candidate in candidates.items():
         scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
         if scored:
-            candidate.lanes["vector"], candidate.dense, candidate.paired, candidate.terms = scored
+            (candidate.lanes["vector"], candidate.dense, candidate.paired, candidate.terms,
+             candidate.needs) = scored

@@ -79,3 +79,21 @@ ATTRIBUTES = _alternatives(
     "birthday birth_date date_of_birth blood_type timezone time_zone native_language first_language mother_tongue "
     "hometown home_town job_title profession occupation major pronouns nickname middle_name surname last_name "
     "height shoe_size star_sign zodiac_sign stack editor employer")
+# The words people use for the same role in their lives, by the word a message may use: "my boss" is a memory's
+# "manager", "my kid" its "daughter", "my family" its "parents". Recall counts a memory holding any of them as
+# holding the message's word (reference.forms).
+_SAME_ROLE = {
+    "boss": "manager supervisor", "manager": "boss supervisor", "supervisor": "boss manager advisor",
+    "advisor": "supervisor adviser", "adviser": "supervisor advisor",
+    "mum": "mother mom mama", "mom": "mother mum mama", "mother": "mum mom mama", "mama": "mother mum mom",
+    "dad": "father papa", "father": "dad papa",
+    "kid": "child son daughter", "child": "kid son daughter",
+    "kids": "children son daughter sons daughters", "children": "kids son daughter sons daughters",
+    "partner": "wife husband spouse boyfriend girlfriend fiance fiancé fiancée",
+    "spouse": "wife husband partner", "wife": "partner spouse", "husband": "partner spouse",
+    "family": "parents mother father mum mom dad brother sister siblings children kids son daughter wife husband "
+              "partner",
+    "parents": "mother father mum mom dad", "siblings": "brother sister", "doctor": "gp physician",
+    "pet": "dog cat puppy kitten", "pets": "dog cat puppy kitten",
+}
+SAME_ROLE = {word: tuple(alike.split()) for word, alike in _SAME_ROLE.items()}

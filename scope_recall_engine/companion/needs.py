@@ -1,0 +1,99 @@
+"""What a request needs to know about its user: an indirect link between a message and a memory, through the kind
+of personal fact the message depends on.
+
+A recipe, a run or a note to the boss rests on facts that share neither words nor much meaning with the message:
+"suggest a pudding" needs "type 2 diabetes", "draft a note to my boss" needs "Daniel's manager is Priya". A small
+embedder keeps such pairs apart, yet it places "pudding" firmly among requests about food and "diabetes" firmly
+among facts about what someone can eat. Each kind of need below is described twice, as the requests that have it
+and as the memories that answer it; a message falls among the request sides and a memory among the memory sides
+(a softmax over the kinds), and their link is how much they fall in the same kind. Recall scores the reference
+population the same way, so a link counts only as far as it beats typical memories (``reading/retrieval.py``).
+
+The descriptions are embedded once per embedding model: shipped for the default model
+(``reference/needs-<model>.npz``, written by ``_sides(model, reference.DATA)`` when they change), else embedded on
+first use and kept beside the companion; a file that is missing, corrupt or stale is embedded again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scope_recall_engine.companion import reference
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# (what a request that has this need is about, what a memory that answers it says), one per kind of need
+NEEDS = (
+    ("food: meals, cooking, recipes, restaurants, snacks, desserts, what to eat or drink",
+     "dietary restrictions and food allergies: what the user eats or avoids, vegetarian, vegan, diabetes, "
+     "lactose intolerance, cutting sugar"),
+    ("exercise and physical activity: sport, running, hiking, stretching, walking, lifting",
+     "injuries, surgery, chronic pain and physical limitations of the user's body"),
+    ("spending money: buying, shopping, prices, cheap or expensive things, paying for outings",
+     "the user's budget, savings, income and what they can afford"),
+    ("scheduling: a timetable, planning the week, when to do something, a study plan, appointments",
+     "the user's routine and schedule: work shifts, when they are free or busy, sleep, best time of day"),
+    ("work matters: emails to the boss, asking for time off, swapping shifts, meetings with colleagues",
+     "the user's job, employer, manager and colleagues"),
+    ("family: relatives, visiting family, gifts for relatives, calling home",
+     "the user's family: parents, children, siblings and partner, and where they live"),
+    ("health: medicine, symptoms, painkillers, supplements, seeing a doctor",
+     "the user's medical conditions, medications, drug allergies and doctor"),
+    ("pets and animals: dog or cat food, treats, walks, the vet",
+     "the user's pets: their names, breeds, age and health"),
+    ("travel and trips: getting somewhere, commuting, journeys, holidays",
+     "how the user gets around: car, driving, public transport, motion sickness"),
+)
+SHARPNESS = 50.0  # softmax over the kinds' cosines: e5's cosines differ by hundredths between kinds
+
+
+_PROTOTYPES: dict[str, tuple["np.ndarray", "np.ndarray", "np.ndarray"]] = {}
+
+
+def prototypes(model_id: str, cache_dir: Path | None = None) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """(request sides, memory sides, the reference population's kinds) for a model, once per process."""
+    if model_id not in _PROTOTYPES:
+        requests, memories = _sides(model_id, cache_dir)
+        _PROTOTYPES[model_id] = requests, memories, kinds(reference.space(model_id, cache_dir).alone, memories)
+    return _PROTOTYPES[model_id]
+
+
+def _sides(model_id: str, cache_dir: Path | None) -> tuple["np.ndarray", "np.ndarray"]:
+    """Both sides as unit vectors, kinds x dimensions: shipped for the default model, kept in ``cache_dir`` for any
+    other, embedded when neither holds these descriptions."""
+    import numpy as np
+
+    texts = np.array([text for need in NEEDS for text in need])
+    for path in (reference.DATA / f"needs-{model_id}.npz", cache_dir / f"needs-{model_id}.npz" if cache_dir else None):
+        try:
+            with np.load(path) as stored:
+                if np.array_equal(stored["texts"], texts):
+                    return stored["requests"], stored["memories"]
+        except (TypeError, OSError, ValueError, KeyError):  # none, missing, corrupt or stale: embed them again
+            continue
+    requests, memories = _embedded(model_id)
+    if cache_dir is not None:
+        np.savez(cache_dir / f"needs-{model_id}.npz", texts=texts, requests=requests, memories=memories)
+    return requests, memories
+
+
+def _embedded(model_id: str) -> tuple["np.ndarray", "np.ndarray"]:
+    import numpy as np
+
+    from scope_recall_engine.companion import embedders
+
+    model = embedders.get_model(model_id)
+    requests = np.asarray([embedders.embed_query(model, request) for request, _ in NEEDS], np.float32)
+    memories = np.asarray(embedders.embed_passages(model, [memory for _, memory in NEEDS]), np.float32)
+    return reference.unit_rows(requests), reference.unit_rows(memories)
+
+
+def kinds(vectors: "np.ndarray", sides: "np.ndarray") -> "np.ndarray":
+    """How much each vector (rows, unit length) falls in each kind of need: rows x kinds, each row summing to 1."""
+    import numpy as np
+
+    logits = SHARPNESS * (vectors @ sides.T)
+    weights = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return weights / weights.sum(axis=-1, keepdims=True)

@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+
+from scope_recall_engine.companion import embedders, needs, reference, vectors
+from scope_recall_engine.reading import retrieval
+from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.scope import Identity
+from scope_recall_engine.truth.visibility import View
+from scope_recall_engine.writing import lifecycle
+
+E5 = embedders.E5_MODEL_ID
+
+
+def _link(request: str, memory: str) -> float:
+    model = embedders.get_model(E5)
+    requests, memories, _ = needs.prototypes(E5)
+    asked = needs.kinds(reference.unit_rows(np.asarray([embedders.embed_query(model, request)], np.float32)), requests)
+    told = needs.kinds(reference.unit_rows(np.asarray(embedders.embed_passages(model, [memory]), np.float32)), memories)
+    return float(told[0] @ asked[0])
+
+
+@pytest.mark.parametrize(("request_text", "needed", "not_needed"), [
+    ("can you suggest a pudding for Sunday lunch?", "She has type 2 diabetes, managed with diet.",
+     "Her manager is Priya Natarajan."),
+    ("draft a note to my boss asking for Friday off", "Her manager is Priya Natarajan.",
+     "She has type 2 diabetes, managed with diet."),
+    ("make me a study schedule for finals week", "She studies best between 6 and 9 am.",
+     "Her cat is a ginger tabby called Mole."),
+])
+def test_a_request_is_linked_to_the_kind_of_fact_it_needs_more_than_to_another(request_text, needed, not_needed):
+    assert _link(request_text, needed) > 1.5 * _link(request_text, not_needed)
+
+
+def test_the_kinds_of_a_text_are_shares_that_sum_to_one():
+    requests, memories, population = needs.prototypes(E5)
+    assert requests.shape == memories.shape == (len(needs.NEEDS), 384)
+    assert population.shape == (4000, len(needs.NEEDS))
+    assert np.allclose(population.sum(axis=1), 1.0)
+
+
+SAM = ["Sam's manager is Olga Petrova.", "Sam has coeliac disease.", "Plays five-a-side football on Thursdays.",
+       "Lives in Leeds with two flatmates.", "His sister Beth is a vet in York.", "He is saving up for a motorbike.",
+       "Prefers answers without emoji.", "Sam tore a hamstring last spring.", "Sam works night shifts at a bakery.",
+       "Has a rescue greyhound called Dot.", "Takes sertraline every morning."]
+
+
+def test_the_link_through_needs_brings_what_the_user_can_spend_into_cheap_plans(db, monkeypatch):
+    """Nothing in "cheap things to do" says "saving up", and e5 alone ranks that memory below the top 3."""
+    who = Identity(user="sam", chat="chat-1")
+    ids = [lifecycle.store(db, who, "memory", text, human("tester")).id for text in SAM]
+    vectors.drain(db)
+    view, message, saving = View(who.accessible()), "find me cheap things to do this weekend", ids[5]
+    assert saving in [hit.id for hit in retrieval.search(db, view, message, 3, abstain=False)]
+    monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 0.0)  # control: without the link it is not there
+    assert saving not in [hit.id for hit in retrieval.search(db, view, message, 3, abstain=False)]
+
+
+def test_sides_missing_corrupt_or_stale_are_embedded_again_and_kept(tmp_path):
+    kept = tmp_path / f"needs-{embedders.HASH_MODEL_ID}.npz"
+    kept.write_bytes(b"not a numpy file")
+    requests, memories = needs._sides(embedders.HASH_MODEL_ID, tmp_path)
+    assert requests.shape[0] == memories.shape[0] == len(needs.NEEDS)
+    with np.load(kept) as stored:  # written anew, with the descriptions it was made from
+        assert list(stored["texts"]) == [text for need in needs.NEEDS for text in need]
+        assert np.allclose(stored["requests"], requests)
+    np.savez(kept, texts=np.array(["an older description"]), requests=requests[:1], memories=memories[:1])
+    assert needs._sides(embedders.HASH_MODEL_ID, tmp_path)[0].shape[0] == len(needs.NEEDS)  # stale: embedded again
