@@ -115,7 +115,7 @@ def versions(db) -> Check:
 @check
 def recall_reference(db) -> Check:
     """The reference recall calibrates relevance against: shipped with the engine, loadable, of matching size."""
-    from scope_recall_engine.companion import reference, vectors
+    from scope_recall_engine.companion import needs, reference, vectors
     from scope_recall_engine.errors import ConfigError
 
     model = vectors.model_id(db)
@@ -128,6 +128,9 @@ def recall_reference(db) -> Check:
             detail += f", vectors for {model}"
         else:
             detail += f"; vectors for {model} are embedded at its first search and kept beside the companion"
+        if needs.shipped_ok(model) is False:
+            raise ConfigError(f"the kinds of need {needs.shipped(model)} are corrupt or stale (embedded again and kept "
+                              "beside the companion meanwhile)")
     except (ConfigError, OSError, ValueError) as error:
         return Check("recall_reference", False, f"{type(error).__name__}: {error}"[:300],
                      "reinstall scope-recall (pip install --force-reinstall scope-recall)")

@@ -65,3 +65,18 @@ def test_sides_missing_corrupt_or_stale_are_embedded_again_and_kept(tmp_path):
         assert np.allclose(stored["requests"], requests)
     np.savez(kept, texts=np.array(["an older description"]), requests=requests[:1], memories=memories[:1])
     assert needs._sides(embedders.HASH_MODEL_ID, tmp_path)[0].shape[0] == len(needs.NEEDS)  # stale: embedded again
+
+
+def test_doctor_reports_shipped_kinds_of_need_that_are_corrupt(db, tmp_path, monkeypatch):
+    from scope_recall_engine import doctor
+
+    def reference_check():
+        [check] = [c for c in doctor.run(db) if c.name == "recall_reference"]
+        return check
+
+    assert reference_check().ok  # control: the shipped file holds these descriptions
+    corrupt = tmp_path / "needs.npz"
+    corrupt.write_bytes(b"\x00" * 64)
+    monkeypatch.setattr(needs, "shipped", lambda model_id: corrupt)
+    check = reference_check()
+    assert not check.ok and "kinds of need" in check.detail and "reinstall" in check.repair

@@ -65,18 +65,39 @@ def _sides(model_id: str, cache_dir: Path | None) -> tuple["np.ndarray", "np.nda
     other, embedded when neither holds these descriptions."""
     import numpy as np
 
-    texts = np.array([text for need in NEEDS for text in need])
-    for path in (reference.DATA / f"needs-{model_id}.npz", cache_dir / f"needs-{model_id}.npz" if cache_dir else None):
-        try:
-            with np.load(path) as stored:
-                if np.array_equal(stored["texts"], texts):
-                    return stored["requests"], stored["memories"]
-        except (TypeError, OSError, ValueError, KeyError):  # none, missing, corrupt or stale: embed them again
-            continue
+    for path in (shipped(model_id), cache_dir / f"needs-{model_id}.npz" if cache_dir else None):
+        if (found := _stored(path)) is not None:
+            return found
     requests, memories = _embedded(model_id)
     if cache_dir is not None:
-        np.savez(cache_dir / f"needs-{model_id}.npz", texts=texts, requests=requests, memories=memories)
+        np.savez(cache_dir / f"needs-{model_id}.npz", texts=_texts(), requests=requests, memories=memories)
     return requests, memories
+
+
+def shipped(model_id: str) -> Path:
+    return reference.DATA / f"needs-{model_id}.npz"
+
+
+def _texts() -> "np.ndarray":
+    import numpy as np
+
+    return np.array([text for need in NEEDS for text in need])
+
+
+def _stored(path: Path | None) -> tuple["np.ndarray", "np.ndarray"] | None:
+    """Both sides from a file made from these very descriptions; None when it is missing, corrupt or stale."""
+    import numpy as np
+
+    try:
+        with np.load(path) as stored:
+            return (stored["requests"], stored["memories"]) if np.array_equal(stored["texts"], _texts()) else None
+    except (TypeError, OSError, ValueError, KeyError):
+        return None
+
+
+def shipped_ok(model_id: str) -> bool | None:
+    """Whether the shipped sides hold these descriptions (None: none ship for this model): for ``doctor``."""
+    return _stored(shipped(model_id)) is not None if shipped(model_id).exists() else None
 
 
 def _embedded(model_id: str) -> tuple["np.ndarray", "np.ndarray"]:
