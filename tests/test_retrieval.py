@@ -498,7 +498,8 @@ def test_a_name_the_memories_give_the_user_is_said_as_the_user(db):
     assert retrieval.self_names(db, View(who.accessible())) == {"tomasz"}  # not the dispatcher
     assert _ids(retrieval.search(db, View(who.accessible()), "Where does Tomasz live?", 1)) == [ids[1]]
     other = Identity(user="5812093348", chat="chat-1")  # control: another user's memories name someone else
-    lifecycle.store(db, other, "memory", "The user is Ewa Nowak, a nurse.", ME)
+    for text in ("The user is Ewa Nowak, a nurse.", "The user is Polish, from Gdansk."):  # a nationality names no one
+        lifecycle.store(db, other, "memory", text, ME)
     assert retrieval.self_names(db, View(other.accessible())) == {"ewa"}
 
 

@@ -24,6 +24,7 @@ from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
 from scope_recall_engine.truth.visibility import HIT_COLUMNS, VISIBLE, Hit, View, visible_rows
+from scope_recall_engine.truth.vocabulary import DEMONYMS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -63,7 +64,7 @@ NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindi
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
 _NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|i go by|the user's name is|the user goes by"
                     r"|the user is (?:called|named))\s+([A-Z][\w'-]+)", re.IGNORECASE)  # not "her manager is called"
-_USER_IS = re.compile(r"\b[Tt]he user is ([A-Z][\w'-]+)")  # "The user is Tomasz Nowak, a truck driver"
+_USER_IS = re.compile(r"\b[Tt]he user is (?!" + DEMONYMS + r"\b)([A-Z][\w'-]+)")  # "The user is Tomasz Nowak, ..."
 
 
 @dataclass
