@@ -81,16 +81,25 @@ def forms(term: str) -> tuple[str, ...]:
     return (term, *SAME_ROLE.get(term, ()))
 
 
+@functools.lru_cache(maxsize=65536)
+def form_stems(term: str) -> frozenset[str]:
+    """The stems of the term's forms, once per term: coverage checks them for every candidate of every query."""
+    return frozenset(stem(form) for form in forms(term))
+
+
 def coverage(texts: tuple[str, ...], term_weights: dict[str, float]) -> float:
     """Share of the query's weight that these texts hold together: word stems (of the term or a word of the same
     role), or substrings of 4+ characters of a word the language does not know ("postgres" in "PostgreSQL"; not
     "list" in "listen")."""
     stems = set().union(*(stems_of(text) for text in texts))
-    coined = set().union(*(coined_words(text) for text in texts))
     found = sum(w for term, w in term_weights.items()
-                if any(stem(form) in stems for form in forms(term))
-                or (len(term) >= 4 and any(term in word for word in coined)))
+                if not stems.isdisjoint(form_stems(term)) or (len(term) >= 4 and _inside_coined(term, texts)))
     return found / (sum(term_weights.values()) or 1.0)
+
+
+def _inside_coined(term: str, texts: tuple[str, ...]) -> bool:
+    """Whether the term is part of a word the language does not know (looked up only where the text holds it)."""
+    return any(term in text.casefold() and any(term in word for word in coined_words(text)) for text in texts)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -138,7 +147,7 @@ def lexical(term_weights: dict[str, float]) -> "np.ndarray":
     for term, weight in term_weights.items():
         rows = [found_in for form in forms(term) if (found_in := people.stems.get(stem(form))) is not None]
         if rows:
-            found[np.unique(np.concatenate(rows))] += weight
+            found[rows[0] if len(rows) == 1 else np.unique(np.concatenate(rows))] += weight
     return found / (sum(term_weights.values()) or 1.0)
 
 

@@ -136,12 +136,15 @@ def words(db, view: View, terms: list[str], weights: dict[str, float], table: st
     posting list for its idf, which grows with the store, while this reads only the scopes' matches."""
     hits = matching(db, view, [form for term in terms for form in reference.forms(term)], table, MATCHED)
     contexts = _context_texts(db, [hit.id for hit in hits]) if table == "memories_context" else {}
-    stems = [([reference.stem(form) for form in reference.forms(term)], weight) for term, weight in weights.items()]
+    stems = [(reference.form_stems(term), weight) for term, weight in weights.items()]
+    alone = [(next(iter(roots)), weight) for roots, weight in stems if len(roots) == 1]  # most words: one stem
+    alike = [(roots, weight) for roots, weight in stems if len(roots) > 1]
     total = sum(weights.values()) or 1.0
 
     def held(text: str) -> float:  # coverage's quick cousin (stems as substrings): it only orders the matches
         folded = text.casefold()
-        return sum(weight for roots, weight in stems if any(root in folded for root in roots)) / total
+        return (sum(weight for root, weight in alone if root in folded)
+                + sum(weight for roots, weight in alike if any(root in folded for root in roots))) / total
 
     scored = [(hit, held(hit.content + " " + contexts.get(hit.id, ""))) for hit in hits]
     return sorted(scored, key=lambda pair: (-pair[1], -pair[0].id))[:CANDIDATES]
