@@ -26,6 +26,7 @@ from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import feedback, lifecycle
 
 DEFAULT_FIXTURE = FIXTURES / "personal.json"
+GENERAL_QUESTIONS = FIXTURES / "general_questions.json"  # asked of every persona: they need nothing of anyone
 LOADER = human("personal-eval")
 KINDS = ("direct", "implied", "unrelated")
 SPLITS = ("dev", "heldout")
@@ -170,6 +171,17 @@ def cross_user(db, stored: list[Stored], *, control: bool = False) -> dict:
     return {"probes": probes, "hits": hits, "found": leaks}
 
 
+def general_questions(db, stored: list[Stored]) -> dict:
+    """Each general question asked of every persona through the recall packet: any packet that is not empty
+    recalled something nobody needed (the fixtures' own unrelated messages are few)."""
+    questions = json.loads(GENERAL_QUESTIONS.read_text(encoding="utf-8"))["messages"]
+    found = [{"persona": s.persona["key"], "text": text, "got": [s.keys[i] for i in packed]}
+             for s in stored for text in questions
+             if (packed := recall.packet(db, View(s.identity.accessible()), text, surface="eval").ids)]
+    asked = len(stored) * len(questions)
+    return {"asked": asked, "leaked": len(found), "leak_rate": _rate(len(found), asked), "found": found}
+
+
 def feedback_effect(db, stored: list[Stored], rows: list[dict]) -> dict:
     """Before and after feedback: each memory that the abstaining ranking put first for a message that did not
     want it is called "unhelpful" once (by the persona's agent, relaying the user), then every message that wants
@@ -220,6 +232,7 @@ def personal(path: str | Path | None = None, *, drain: bool = False, model: str 
                     for s in stored for message in s.persona["messages"]]
             others = cross_user(db, stored)
             control = cross_user(db, stored, control=True)
+            general = general_questions(db, stored)
             after_feedback = feedback_effect(db, stored, rows)  # last: it changes the store's ranking
             embedding_model = vectors.model_id(db)
         finally:
@@ -231,6 +244,7 @@ def personal(path: str | Path | None = None, *, drain: bool = False, model: str 
               **{split: summarize([row for row in rows if row["split"] == split]) for split in SPLITS},
               "cross_user": {"probes": others["probes"], "hits": others["hits"], "found": others["found"],
                              "control_hits": control["hits"]},
+              "general_questions": general if misses else {k: v for k, v in general.items() if k != "found"},
               "feedback": after_feedback}
     if misses:
         report["misses"] = [row for row in rows if row["leaked"] or (row["kind"] != "unrelated" and not row["hit@3"])]
@@ -260,13 +274,17 @@ def table(report: dict) -> str:
                          + " ".join(f"{row[m]:>13.1f}" for m in WANTED_METRICS))
     leaks = ", ".join(f"{split} {report[split]['unrelated']['leaked']}/{report[split]['unrelated']['messages']} "
                       f"({report[split]['unrelated']['leak_rate']:.1f}%)" for split in ("overall", *SPLITS))
-    cross = report["cross_user"]
+    cross, general = report["cross_user"], report["general_questions"]
     lines += [f"unrelated messages recalling something: {leaks}",
               f"cross-user hits: {cross['hits']} over {cross['probes']} probes "
               f"(control, both users' scopes visible: {cross['control_hits']})",
+              f"general questions asked of every user recalling something: {general['leaked']} of {general['asked']} "
+              f"({general['leak_rate']:.1f}%)",
               f"vector lane unavailable (lexical only) on {report['degraded']} of {report['messages']} messages",
               feedback_line(report["feedback"])]
     for row in report.get("misses", []):
         lines.append(f"MISS {row['id']} [{row['kind']}] {row['text']!r}: wanted {row['wanted'] or '-'}, "
                      f"got {row['got'] or '-'} ({row['miss_reason'] or 'packed'}), ranked {row['ranked'] or '-'}")
+    for row in general.get("found", []):
+        lines.append(f"GENERAL {row['persona']} {row['text']!r}: got {row['got']}")
     return "\n".join(lines)

@@ -274,6 +274,7 @@ def without_reference(monkeypatch, tmp_path):
 
     def forget():
         reference.zipf.cache_clear()
+        reference.coined_words.cache_clear()
         reference.population.cache_clear()
         reference._SPACES.clear()
 
@@ -309,6 +310,7 @@ def test_doctor_finds_the_shipped_reference(db):
     ("how do I bake sourdough bread", False), ("tell me a joke", False), ("who painted the Mona Lisa?", False),
     ("make me a study schedule for finals week", True), ("what treats are safe to give the dog?", True),
     ("find me cheap things to do this weekend", True), ("write me a haiku about autumn", False),
+    ("explain recursion like I'm five", False), ("I feel like I'm coming down with something, advice?", True),
 ])
 def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
     assert intent.asks_for_context(message) is asks
@@ -345,6 +347,8 @@ def test_what_the_user_calls_their_own_weighs_more_than_the_rest_of_the_message(
 @pytest.mark.parametrize(("message", "frame"), [
     ("how does a heat pump work?", {"work"}), ("Explain how a transistor works", {"works"}),
     ("when do I work this week?", set()), ("how does work look next week?", set()),
+    ("show how merge sort works step by step", {"works"}), ("how many nights do I work?", set()),
+    ("how does my heat pump work?", {"work"}),
 ])
 def test_the_work_of_how_does_it_work_frames_the_question(message, frame):
     assert intent.frame_words(message) == frame
@@ -356,10 +360,12 @@ def test_how_something_works_is_a_general_question_not_one_about_where_the_user_
     ids = _fill(db, alice, {"shifts": "Works rotating 12-hour shifts, usually three nights in a row.",
                             "cats": "Her sister Ana has two cats."})
     view = View(alice.accessible())
-    for question in ("how do magnets work?", "how does a heat pump work?", "explain how a transistor works"):
+    for question in ("how do magnets work?", "how does a heat pump work?", "explain how a transistor works",
+                     "show how merge sort works step by step"):
         assert retrieval.search(db, view, question).hits == []
     assert _ids(retrieval.search(db, view, "when do I work this week?")) == [ids["shifts"]]
     monkeypatch.setattr(retrieval, "frame_words", lambda message: set())  # "works" is less common than "work"
+    monkeypatch.setattr(retrieval, "GENERAL_SHARE", 0.0)  # ... and here no word in passing
     assert _ids(retrieval.search(db, view, "explain how a transistor works")) == [ids["shifts"]]
 
 
@@ -510,6 +516,7 @@ def test_a_substring_counts_inside_a_coined_word_not_inside_another_word():
     assert reference.coverage(("The team runs PostgreSQL 15",), {"postgres": 1.0}) == 1.0
     assert reference.coverage(("I listen to audiobooks on long hauls",), {"list": 1.0}) == 0.0
     assert reference.coverage(("She keeps a reading list",), {"list": 1.0}) == 1.0  # control: the word itself
+    assert reference.coverage(("just finished the Stormlight Archive",), {"light": 1.0}) == 0.0  # a known word
 
 
 def test_a_coding_question_does_not_recall_a_memory_for_a_word_inside_another(db, alice):
@@ -538,3 +545,17 @@ def test_a_word_for_the_same_role_counts_as_the_messages_word(db, alice, monkeyp
     reference.form_stems.cache_clear()
     request.addfinalizer(reference.form_stems.cache_clear)  # the table comes back after the test: so do its stems
     assert ids["manager"] not in _ids(retrieval.search(db, view, "what's my boss called again?", 1))
+
+
+def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(db, bob, monkeypatch):
+    """"Berlin" is a word in passing of "what year did the Berlin wall fall?": the memory that shares it is not
+    recalled; a lookup of two words ("berlin startup") recalls it (control), and so does the question without the
+    rule (it matters)."""
+    job = lifecycle.store(db, bob, "memory", "Bob is a backend engineer at a fintech startup in Berlin.", ME).id
+    lifecycle.store(db, bob, "memory", "Bob drinks oat-milk flat whites, two a day at most.", ME)
+    vectors.drain(db)
+    view, question = View(bob.accessible()), "what year did the berlin wall fall?"
+    assert _ids(retrieval.search(db, view, question)) == []
+    assert _ids(retrieval.search(db, view, "berlin startup"))[:1] == [job]
+    monkeypatch.setattr(retrieval, "GENERAL_SHARE", 0.0)
+    assert _ids(retrieval.search(db, view, question)) == [job]

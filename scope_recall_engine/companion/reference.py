@@ -89,8 +89,8 @@ def form_stems(term: str) -> frozenset[str]:
 
 def coverage(texts: tuple[str, ...], term_weights: dict[str, float]) -> float:
     """Share of the query's weight that these texts hold together: word stems (of the term or a word of the same
-    role), or substrings of 4+ characters of a word the language does not know ("postgres" in "PostgreSQL"; not
-    "list" in "listen")."""
+    role), or a coined term of 4+ characters inside a coined word ("postgres" in "PostgreSQL"; not "list" in
+    "listen" or "light" in "Stormlight")."""
     stems = set().union(*(stems_of(text) for text in texts))
     found = sum(w for term, w in term_weights.items()
                 if not stems.isdisjoint(form_stems(term)) or (len(term) >= 4 and _inside_coined(term, texts)))
@@ -98,15 +98,24 @@ def coverage(texts: tuple[str, ...], term_weights: dict[str, float]) -> float:
 
 
 def _inside_coined(term: str, texts: tuple[str, ...]) -> bool:
-    """Whether the term is part of a word the language does not know (looked up only where the text holds it)."""
-    return any(term in text.casefold() and any(term in word for word in coined_words(text)) for text in texts)
+    """Whether the term, itself no word the language knows, is part of another such word ("postgres" of
+    "PostgreSQL"; not "light" of "Stormlight"), looked up only where the text holds it."""
+    return _frequency(term) < KNOWN_ZIPF and any(
+        term in text.casefold() and any(term in word for word in coined_words(text)) for text in texts)
+
+
+def _frequency(word: str) -> float:
+    """The word's Zipf value; without the table (a broken install, recall degraded to words) every word is coined."""
+    try:
+        return zipf().get(word, UNSEEN_ZIPF)
+    except ConfigError:
+        return UNSEEN_ZIPF
 
 
 @functools.lru_cache(maxsize=16384)
 def coined_words(text: str) -> frozenset[str]:
     """A text's words that are no common word of the language: names, products, codes, compounds."""
-    table = zipf()
-    return frozenset(word for word in WORD.findall(text.casefold()) if table.get(word, UNSEEN_ZIPF) < KNOWN_ZIPF)
+    return frozenset(word for word in WORD.findall(text.casefold()) if _frequency(word) < KNOWN_ZIPF)
 
 
 @functools.lru_cache(maxsize=16384)

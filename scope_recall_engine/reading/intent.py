@@ -20,13 +20,16 @@ _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|pla
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
-_HOW_IT_WORKS = re.compile(r"\bhow\b.*\b(work|works|working)\W*$", re.IGNORECASE)  # "how do magnets work?"
+_AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
+                    re.IGNORECASE)  # "explain it like I'm five": a figure of speech, not the user
+_HOW_IT_WORKS = re.compile(  # "how do magnets work?", "explain how quicksort works with an example"; not I or we
+    r"\bhow\b(?:(?!\b(?:i|we|me)\b).)*?\b(?:(work|works|working)\W*$|(works)\b)", re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
 
 def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
-    message = _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))
+    message = _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
     return bool(_OWN.search(message) or _ASKS.search(message))
 
 
@@ -39,8 +42,8 @@ def owned_words(message: str) -> set[str]:
 def frame_words(message: str) -> set[str]:
     """Words that only frame a general question, not its topic: the "work" of "how does a heat pump work?" (as a
     word it would match every memory of where or when the user works)."""
-    found = _HOW_IT_WORKS.search(message)
-    return {found.group(1).lower()} if found else set()
+    found = _HOW_IT_WORKS.search(message.translate(_APOSTROPHES))
+    return {(found.group(1) or found.group(2)).lower()} if found else set()
 
 
 def general(message: str) -> bool:

@@ -58,6 +58,8 @@ OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs doub
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 WEAK_SHARE = 0.15  # ... unless the words it shares hold less than this share of the query's weight
+GENERAL_SHARE = 0.35  # in a general question, shared words holding less than this are a word in passing, no topic
+LOOKUP_WORDS = 2  # ... unless it is a lookup of this many words at most ("peanut allergy"): each is its topic
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
@@ -356,8 +358,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     if not names and general(query) and not _CJK.search(query):  # a general question: common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
+        lookup = len(_WORD.findall(query)) <= LOOKUP_WORDS
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
-            candidate.lexical_telling = reference.coverage((candidate.row.content,), telling_weights)
+            candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup)
     kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if asks else None)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
@@ -400,14 +403,23 @@ def admissible(candidate: Candidate, context_floor: float | None = None) -> bool
     meaning alone (a near miss on meaning is what an unrelated message looks like). A message that asks for the
     user's own context (``context_floor``) needs less: a plan or a recommendation rests on facts that share
     neither words nor much meaning with it. In a general question (no I, my or me, no name of the user's), words
-    among the language's commonest ("live" in "how long do cats live?") count as shared by none. An exact id always
-    counts."""
+    among the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
+    passing (``telling_share``). An exact id always counts."""
     if "exact" in candidate.lanes or (context_floor is not None and candidate.relevance >= context_floor):
         return True
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
     if shared > 0:  # "works" in "explain how binary search works" carries little of it
         return candidate.relevance >= (SHARED_WORDS_FLOOR if shared >= WEAK_SHARE else FLOOR)
     return candidate.relevance >= FLOOR and candidate.beyond >= MEANING_MARGIN
+
+
+def telling_share(text: str, telling_weights: dict[str, float], lookup: bool) -> float:
+    """A general question's telling words that a memory holds, as a share of the question's weight; none when they
+    hold less than GENERAL_SHARE of it ("Berlin" in "what year did the Berlin wall fall?" is a word in passing, no
+    reason to recall where the user works), unless the message is a ``lookup`` ("peanut allergy"): each of its words
+    is its topic."""
+    share = reference.coverage((text,), telling_weights)
+    return share if share >= GENERAL_SHARE or lookup else 0.0
 
 
 def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane) -> None:
