@@ -27,6 +27,7 @@ from scope_recall_engine.writing import feedback, lifecycle
 
 DEFAULT_FIXTURE = FIXTURES / "personal.json"
 GENERAL_QUESTIONS = FIXTURES / "general_questions.json"  # asked of every persona: they need nothing of anyone
+GENERAL_GROUPS = ("impersonal", "first_person")
 LOADER = human("personal-eval")
 KINDS = ("direct", "implied", "unrelated")
 SPLITS = ("dev", "heldout")
@@ -172,14 +173,18 @@ def cross_user(db, stored: list[Stored], *, control: bool = False) -> dict:
 
 
 def general_questions(db, stored: list[Stored]) -> dict:
-    """Each general question asked of every persona through the recall packet: any packet that is not empty
-    recalled something nobody needed (the fixtures' own unrelated messages are few)."""
-    questions = json.loads(GENERAL_QUESTIONS.read_text(encoding="utf-8"))["messages"]
-    found = [{"persona": s.persona["key"], "text": text, "got": [s.keys[i] for i in packed]}
-             for s in stored for text in questions
-             if (packed := recall.packet(db, View(s.identity.accessible()), text, surface="eval").ids)]
-    asked = len(stored) * len(questions)
-    return {"asked": asked, "leaked": len(found), "leak_rate": _rate(len(found), asked), "found": found}
+    """Each general question asked of every persona through the recall packet, per group (impersonal, and chit-chat
+    in the first person): any packet that is not empty recalled something nobody needed (the fixtures' own
+    unrelated messages are few)."""
+    groups = json.loads(GENERAL_QUESTIONS.read_text(encoding="utf-8"))
+    report = {}
+    for group in GENERAL_GROUPS:
+        found = [{"persona": s.persona["key"], "text": text, "got": [s.keys[i] for i in packed]}
+                 for s in stored for text in groups[group]
+                 if (packed := recall.packet(db, View(s.identity.accessible()), text, surface="eval").ids)]
+        asked = len(stored) * len(groups[group])
+        report[group] = {"asked": asked, "leaked": len(found), "leak_rate": _rate(len(found), asked), "found": found}
+    return report
 
 
 def feedback_effect(db, stored: list[Stored], rows: list[dict]) -> dict:
@@ -244,7 +249,8 @@ def personal(path: str | Path | None = None, *, drain: bool = False, model: str 
               **{split: summarize([row for row in rows if row["split"] == split]) for split in SPLITS},
               "cross_user": {"probes": others["probes"], "hits": others["hits"], "found": others["found"],
                              "control_hits": control["hits"]},
-              "general_questions": general if misses else {k: v for k, v in general.items() if k != "found"},
+              "general_questions": {group: {k: v for k, v in found.items() if misses or k != "found"}
+                                    for group, found in general.items()},
               "feedback": after_feedback}
     if misses:
         report["misses"] = [row for row in rows if row["leaked"] or (row["kind"] != "unrelated" and not row["hit@3"])]
@@ -278,13 +284,14 @@ def table(report: dict) -> str:
     lines += [f"unrelated messages recalling something: {leaks}",
               f"cross-user hits: {cross['hits']} over {cross['probes']} probes "
               f"(control, both users' scopes visible: {cross['control_hits']})",
-              f"general questions asked of every user recalling something: {general['leaked']} of {general['asked']} "
-              f"({general['leak_rate']:.1f}%)",
+              "general questions asked of every user recalling something: " + ", ".join(
+                  f"{group.replace('_', ' ')} {general[group]['leaked']} of {general[group]['asked']} "
+                  f"({general[group]['leak_rate']:.1f}%)" for group in GENERAL_GROUPS),
               f"vector lane unavailable (lexical only) on {report['degraded']} of {report['messages']} messages",
               feedback_line(report["feedback"])]
     for row in report.get("misses", []):
         lines.append(f"MISS {row['id']} [{row['kind']}] {row['text']!r}: wanted {row['wanted'] or '-'}, "
                      f"got {row['got'] or '-'} ({row['miss_reason'] or 'packed'}), ranked {row['ranked'] or '-'}")
-    for row in general.get("found", []):
+    for row in (row for group in GENERAL_GROUPS for row in general[group].get("found", [])):
         lines.append(f"GENERAL {row['persona']} {row['text']!r}: got {row['got']}")
     return "\n".join(lines)

@@ -155,9 +155,11 @@ def test_eval_personal_command_on_the_packaged_fixture():
         report["overall"]["all"]["messages"]
     assert report["cross_user"]["probes"] == len(messages)
     assert report["cross_user"]["hits"] == 0 and report["cross_user"]["control_hits"] > 0
-    general = report["general_questions"]  # every general question asked of every persona
-    assert general["asked"] == len(personas) * len(json.loads(eval_personal.GENERAL_QUESTIONS.read_text())["messages"])
-    assert len(general["found"]) == general["leaked"] <= general["asked"]
+    questions = json.loads(eval_personal.GENERAL_QUESTIONS.read_text())  # each asked of every persona
+    for group in eval_personal.GENERAL_GROUPS:
+        general = report["general_questions"][group]
+        assert general["asked"] == len(personas) * len(questions[group]) > 0
+        assert len(general["found"]) == general["leaked"] <= general["asked"]
     misses = report["misses"]  # every wanted message not answered, and every leak: no more, no fewer
     assert all({"id", "text", "wanted", "got", "ranked", "miss_reason"} <= set(row) for row in misses)
     assert sum(not row["leaked"] for row in misses) == \
