@@ -559,3 +559,20 @@ def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(d
     assert _ids(retrieval.search(db, view, "berlin startup"))[:1] == [job]
     monkeypatch.setattr(retrieval, "GENERAL_SHARE", 0.0)
     assert _ids(retrieval.search(db, view, question)) == [job]
+
+
+def test_first_person_chit_chat_recalls_nothing_a_first_person_need_does(db, monkeypatch):
+    """"I'm bored, tell me a joke" speaks of the user but rests on nothing they said: no memory of theirs is
+    recalled, while "I've got a headache, is it alright to take ibuprofen?" recalls the warfarin (control); with the
+    needs floor off the joke recalls something again (the rule matters)."""
+    from scope_recall_bench import eval_personal
+
+    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p3"])
+    vectors.drain(db)
+    view, chit_chat = View(stored.identity.accessible()), "I'm bored, tell me a joke"
+    assert intent.asks_for_context(chit_chat) and not intent.asks_for_advice(chit_chat)
+    assert retrieval.search(db, view, chit_chat).hits == []
+    headache = "I've got a headache, is it alright to take ibuprofen?"
+    assert stored.ids["p3.m09"] in _ids(retrieval.search(db, view, headache, 3))
+    monkeypatch.setattr(retrieval, "NEEDS_FLOOR", 0.0)
+    assert retrieval.search(db, view, chit_chat).hits != []

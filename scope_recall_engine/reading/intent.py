@@ -33,6 +33,12 @@ def asks_for_context(message: str) -> bool:
     return bool(_OWN.search(message) or _ASKS.search(message))
 
 
+def asks_for_advice(message: str) -> bool:
+    """Whether the message asks for advice, a plan or a recommendation (not only speaks of the user: "I'm bored,
+    tell me a joke" speaks of the user and rests on nothing the user has said before)."""
+    return bool(_ASKS.search(message.translate(_APOSTROPHES)))
+
+
 def owned_words(message: str) -> set[str]:
     """The (at most two) words after each "my" or "our", lowercased: what the user calls their own."""
     return {word.lower() for match in _OWNED.finditer(message.translate(_APOSTROPHES)) for word in match.groups()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
-from scope_recall_engine.reading.intent import asks_for_context, frame_words, general, owned_words
+from scope_recall_engine.reading.intent import asks_for_advice, asks_for_context, frame_words, general, owned_words
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -54,6 +54,7 @@ LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much 
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
+NEEDS_FLOOR = 0.25  # a first-person message that asks no advice: a memory sharing no word needs this link to it
 OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
@@ -361,7 +362,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         lookup = len(_WORD.findall(query)) <= LOOKUP_WORDS
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
             candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup)
-    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if asks else None)]
+    advice = asks_for_advice(query)
+    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if asks else None, advice)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
@@ -395,17 +397,23 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
     return candidates, lanes
 
 
-def admissible(candidate: Candidate, context_floor: float | None = None) -> bool:
+def admissible(candidate: Candidate, context_floor: float | None = None, advice: bool = True) -> bool:
     """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
     person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
     with other people's), or clear the floor when its shared words hold little of the query's weight (WEAK_SHARE);
     one that shares none must clear the floor and out-score every reference sentence on
     meaning alone (a near miss on meaning is what an unrelated message looks like). A message that asks for the
     user's own context (``context_floor``) needs less: a plan or a recommendation rests on facts that share
-    neither words nor much meaning with it. In a general question (no I, my or me, no name of the user's), words
+    neither words nor much meaning with it. One that only speaks of the user without asking ``advice`` ("I'm bored,
+    tell me a joke") gets that floor only for a memory that shares a word with it or is of the kind of fact it is
+    about (its link through needs reaches NEEDS_FLOOR): among twenty memories one clears 0.9 by chance. In a
+    general question (no I, my or me, no name of the user's), words
     among the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
     passing (``telling_share``). An exact id always counts."""
-    if "exact" in candidate.lanes or (context_floor is not None and candidate.relevance >= context_floor):
+    if "exact" in candidate.lanes:
+        return True
+    if context_floor is not None and candidate.relevance >= context_floor and (
+            advice or candidate.lexical_own > 0 or (candidate.needs or 0.0) >= NEEDS_FLOOR):
         return True
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
     if shared > 0:  # "works" in "explain how binary search works" carries little of it
