@@ -30,7 +30,7 @@ _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my 
 def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
     message = _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
-    return bool(_OWN.search(message) or _ASKS.search(message))
+    return bool(_OWN.search(message)) or asks_for_advice(message)
 
 
 def asks_for_advice(message: str) -> bool:
