@@ -13,9 +13,10 @@ E5 = embedders.E5_MODEL_ID
 
 def _link(request: str, memory: str) -> float:
     model = embedders.get_model(E5)
-    requests, memories, _ = needs.prototypes(E5)
-    asked = needs.kinds(reference.unit_rows(np.asarray([embedders.embed_query(model, request)], np.float32)), requests)
-    told = needs.kinds(reference.unit_rows(np.asarray(embedders.embed_passages(model, [memory]), np.float32)), memories)
+    sides, _ = needs.prototypes(E5)
+    asked = needs.kinds(_asked(request), sides.requests)
+    told = needs.kinds(reference.unit_rows(np.asarray(embedders.embed_passages(model, [memory]), np.float32)),
+                       sides.memories)
     return float(told[0] @ asked[0])
 
 
@@ -31,9 +32,15 @@ def test_a_request_is_linked_to_the_kind_of_fact_it_needs_more_than_to_another(r
     assert _link(request_text, needed) > 1.5 * _link(request_text, not_needed)
 
 
+def _asked(request: str) -> np.ndarray:
+    model = embedders.get_model(E5)
+    return reference.unit_rows(np.asarray([embedders.embed_query(model, request)], np.float32))
+
+
 def test_the_kinds_of_a_text_are_shares_that_sum_to_one():
-    requests, memories, population = needs.prototypes(E5)
-    assert requests.shape == memories.shape == (len(needs.NEEDS), 384)
+    sides, population = needs.prototypes(E5)
+    assert sides.requests.shape == sides.memories.shape == (len(needs.NEEDS), 384)
+    assert sides.general.shape == (len(needs.GENERAL), 384)
     assert population.shape == (4000, len(needs.NEEDS))
     assert np.allclose(population.sum(axis=1), 1.0)
 
@@ -42,6 +49,18 @@ SAM = ["Sam's manager is Olga Petrova.", "Sam has coeliac disease.", "Plays five
        "Lives in Leeds with two flatmates.", "His sister Beth is a vet in York.", "He is saving up for a motorbike.",
        "Prefers answers without emoji.", "Sam tore a hamstring last spring.", "Sam works night shifts at a bakery.",
        "Has a rescue greyhound called Dot.", "Takes sertraline every morning."]
+
+
+@pytest.mark.parametrize(("resting_on_the_user", "general"), [
+    ("suggest something quick for dinner", "what's the capital of Australia?"),
+    ("stretches for a 10 hour shift", "write a haiku about autumn"),
+    ("text to the boss, need friday off", "how do I reverse a list in python?"),
+])
+def test_a_request_that_rests_on_the_user_falls_among_the_kinds_of_need_more_than_a_general_one(
+        resting_on_the_user, general):
+    sides, _ = needs.prototypes(E5)
+    share = needs.personal_share(_asked(resting_on_the_user)[0], sides)
+    assert share >= retrieval.PERSONAL_SHARE > needs.personal_share(_asked(general)[0], sides)
 
 
 def test_the_link_through_needs_brings_what_the_user_can_spend_into_cheap_plans(db, monkeypatch):
@@ -58,13 +77,15 @@ def test_the_link_through_needs_brings_what_the_user_can_spend_into_cheap_plans(
 def test_sides_missing_corrupt_or_stale_are_embedded_again_and_kept(tmp_path):
     kept = tmp_path / f"needs-{embedders.HASH_MODEL_ID}.npz"
     kept.write_bytes(b"not a numpy file")
-    requests, memories = needs._sides(embedders.HASH_MODEL_ID, tmp_path)
-    assert requests.shape[0] == memories.shape[0] == len(needs.NEEDS)
+    sides = needs._sides(embedders.HASH_MODEL_ID, tmp_path)
+    assert sides.requests.shape[0] == sides.memories.shape[0] == len(needs.NEEDS)
+    assert sides.general.shape[0] == len(needs.GENERAL)
     with np.load(kept) as stored:  # written anew, with the descriptions it was made from
-        assert list(stored["texts"]) == [text for need in needs.NEEDS for text in need]
-        assert np.allclose(stored["requests"], requests)
-    np.savez(kept, texts=np.array(["an older description"]), requests=requests[:1], memories=memories[:1])
-    assert needs._sides(embedders.HASH_MODEL_ID, tmp_path)[0].shape[0] == len(needs.NEEDS)  # stale: embedded again
+        assert list(stored["texts"]) == [text for need in needs.NEEDS for text in need] + list(needs.GENERAL)
+        assert np.allclose(stored["requests"], sides.requests)
+    np.savez(kept, texts=np.array(["an older description"]), requests=sides.requests[:1],
+             memories=sides.memories[:1], general=sides.general[:1])
+    assert needs._sides(embedders.HASH_MODEL_ID, tmp_path).requests.shape[0] == len(needs.NEEDS)  # stale: again
 
 
 def test_doctor_reports_shipped_kinds_of_need_that_are_corrupt(db, tmp_path, monkeypatch):

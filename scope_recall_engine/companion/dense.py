@@ -55,9 +55,10 @@ class DenseScores:
     reference: dict[bool, "np.ndarray"]  # D of each reference sentence, alone (False) and paired with another
     query_terms: "np.ndarray | None" = None  # the query's latent terms over the whole feature space, if any
     reference_terms: "np.ndarray | None" = None  # each reference sentence's latent-term overlap with the query
-    query_needs: "np.ndarray | None" = None  # how much the query falls in each kind of need (needs.py), if asked
+    query_needs: "np.ndarray | None" = None  # how much the query falls in each kind of need (needs.py)
     memory_sides: "np.ndarray | None" = None  # ... and the kinds' memory sides, to place a row among them
     reference_needs: "np.ndarray | None" = None  # each reference sentence's link to the query through its needs
+    personal: float | None = None  # how much the query falls among the kinds of need, not general requests
 
     def _place(self, memory_id: int) -> tuple[Part, int] | None:
         """(scope, row within that scope) of a memory id (each scope's map was built once, when it loaded)."""
@@ -121,11 +122,11 @@ def query_latent_terms(model_id: str, query: str) -> "np.ndarray":
 
 
 def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], queries: list[str],
-                  as_of: bool, terms: Future | None = None, context: bool = False) -> DenseScores:
+                  as_of: bool, terms: Future | None = None) -> DenseScores:
     """Worker thread (no SQLite): embed the query (each wording; a row scores its best), score every cached row of
-    the scopes and the reference; then collect the query's latent terms from ``terms`` and, for a message that asks
-    for the user's ``context``, place it among the kinds of need, and score the reference on both (rows are scored
-    on them lazily, see ``DenseScores.of``)."""
+    the scopes and the reference; then collect the query's latent terms from ``terms``, place the query among the
+    kinds of need (and general requests), and score the reference on both (rows are scored on them lazily, see
+    ``DenseScores.of``)."""
     import numpy as np
 
     from scope_recall_engine.companion import embedders  # lazy: llm and the weights load on first use
@@ -152,10 +153,10 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     if terms is not None and space.terms is not None:
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
-    if context:
-        requests, scores.memory_sides, reference_kinds = needs.prototypes(model_id, directory)
-        scores.query_needs = needs.kinds(q[:, 0], requests)
-        scores.reference_needs = reference_kinds @ scores.query_needs
+    sides, reference_kinds = needs.prototypes(model_id, directory)
+    scores.memory_sides, scores.personal = sides.memories, needs.personal_share(q[:, 0], sides)
+    scores.query_needs = needs.kinds(q[:, 0], sides.requests)
+    scores.reference_needs = reference_kinds @ scores.query_needs
     return scores
 
 
@@ -275,8 +276,8 @@ class Pending:
 def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGET_S, *,
           context: bool = False) -> Pending:
     """Catch up the view's waiting rows, then score its scopes on the worker thread (embedding the query, for one
-    wording or its best of a few, and for a message that asks for the user's ``context`` its latent terms beside
-    it and its needs) while the caller goes on; ``finish`` collects it within ``budget`` seconds."""
+    wording or its best of a few, its kinds of need, and for a message that asks for the user's ``context`` its
+    latent terms beside it) while the caller goes on; ``finish`` collects it within ``budget`` seconds."""
     try:
         model_id, directory = vectors.model_id(db), vectors.index_dir(db)
         warming = _WARMING.get((str(directory), model_id))
@@ -292,7 +293,7 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
         terms = context and embedders.offers_terms(model_id)
         latent = _TERMS_POOL.submit(query_latent_terms, model_id, queries[-1]) if terms else None
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
-                              queries, view.at is not None, latent, context)
+                              queries, view.at is not None, latent)
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
         return Pending(status=f"{type(error).__name__}: {error}"[:200])
     return Pending(model_id, future, time.monotonic() + budget, budget, behind or "ok")

@@ -9,6 +9,11 @@ and as the memories that answer it; a message falls among the request sides and 
 (a softmax over the kinds), and their link is how much they fall in the same kind. Recall scores the reference
 population the same way, so a link counts only as far as it beats typical memories (``reading/retrieval.py``).
 
+Most of what people ask an assistant rests on none of this: trivia, how things work, code, words, sums, jokes and
+poems (``GENERAL``). How much a message falls among the kinds of need rather than among those
+(``personal_share``) tells a request that rests on the user's life ("what stretches help after a twelve-hour
+shift?") from chit-chat said in the first person ("my friend says tomatoes are fruit, is that true?").
+
 The descriptions are embedded once per embedding model: shipped for the default model
 (``reference/needs-<model>.npz``, written by ``_sides(model, reference.DATA)`` when they change), else embedded on
 first use and kept beside the companion; a file that is missing, corrupt or stale is embedded again.
@@ -17,7 +22,7 @@ first use and kept beside the companion; a file that is missing, corrupt or stal
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from scope_recall_engine.companion import reference
 
@@ -46,32 +51,50 @@ NEEDS = (
     ("travel and trips: getting somewhere, commuting, journeys, holidays",
      "how the user gets around: car, driving, public transport, motion sickness"),
 )
+# requests that rest on nothing about the user, whoever asks them
+GENERAL = (
+    "facts about the world: history, geography, famous people, dates, trivia and quiz questions",
+    "science and how things work: physics, chemistry, biology, space, nature, wild animals",
+    "programming and computers: code, syntax, algorithms, software tools",
+    "language: words, spelling, grammar, synonyms, rhymes, translations",
+    "maths: arithmetic, percentages, unit conversions, formulas",
+    "creative writing and fun: jokes, riddles, poems, stories, fun facts",
+    "culture and games: books, films, music, art, sports history, rules of games",
+)
 SHARPNESS = 50.0  # softmax over the kinds' cosines: e5's cosines differ by hundredths between kinds
 
 
-_PROTOTYPES: dict[str, tuple["np.ndarray", "np.ndarray", "np.ndarray"]] = {}
+class Sides(NamedTuple):
+    """The descriptions as unit vectors, one row each: the kinds' request and memory sides, the general requests."""
+
+    requests: "np.ndarray"
+    memories: "np.ndarray"
+    general: "np.ndarray"
 
 
-def prototypes(model_id: str, cache_dir: Path | None = None) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
-    """(request sides, memory sides, the reference population's kinds) for a model, once per process."""
+_PROTOTYPES: dict[str, tuple[Sides, "np.ndarray"]] = {}
+
+
+def prototypes(model_id: str, cache_dir: Path | None = None) -> tuple[Sides, "np.ndarray"]:
+    """(the sides, the reference population's kinds) for a model, once per process."""
     if model_id not in _PROTOTYPES:
-        requests, memories = _sides(model_id, cache_dir)
-        _PROTOTYPES[model_id] = requests, memories, kinds(reference.space(model_id, cache_dir).alone, memories)
+        sides = _sides(model_id, cache_dir)
+        _PROTOTYPES[model_id] = sides, kinds(reference.space(model_id, cache_dir).alone, sides.memories)
     return _PROTOTYPES[model_id]
 
 
-def _sides(model_id: str, cache_dir: Path | None) -> tuple["np.ndarray", "np.ndarray"]:
-    """Both sides as unit vectors, kinds x dimensions: shipped for the default model, kept in ``cache_dir`` for any
-    other, embedded when neither holds these descriptions."""
+def _sides(model_id: str, cache_dir: Path | None) -> Sides:
+    """Shipped for the default model, kept in ``cache_dir`` for any other, embedded when neither holds these
+    descriptions."""
     import numpy as np
 
     for path in (shipped(model_id), cache_dir / f"needs-{model_id}.npz" if cache_dir else None):
         if (found := _stored(path)) is not None:
             return found
-    requests, memories = _embedded(model_id)
+    sides = _embedded(model_id)
     if cache_dir is not None:
-        np.savez(cache_dir / f"needs-{model_id}.npz", texts=_texts(), requests=requests, memories=memories)
-    return requests, memories
+        np.savez(cache_dir / f"needs-{model_id}.npz", texts=_texts(), **sides._asdict())
+    return sides
 
 
 def shipped(model_id: str) -> Path:
@@ -81,16 +104,17 @@ def shipped(model_id: str) -> Path:
 def _texts() -> "np.ndarray":
     import numpy as np
 
-    return np.array([text for need in NEEDS for text in need])
+    return np.array([text for need in NEEDS for text in need] + list(GENERAL))
 
 
-def _stored(path: Path | None) -> tuple["np.ndarray", "np.ndarray"] | None:
-    """Both sides from a file made from these very descriptions; None when it is missing, corrupt or stale."""
+def _stored(path: Path | None) -> Sides | None:
+    """The sides from a file made from these very descriptions; None when it is missing, corrupt or stale."""
     import numpy as np
 
     try:
         with np.load(path) as stored:
-            return (stored["requests"], stored["memories"]) if np.array_equal(stored["texts"], _texts()) else None
+            return Sides(*(stored[side] for side in Sides._fields)) if np.array_equal(stored["texts"], _texts()) \
+                else None
     except (TypeError, OSError, ValueError, KeyError):
         return None
 
@@ -100,15 +124,18 @@ def shipped_ok(model_id: str) -> bool | None:
     return _stored(shipped(model_id)) is not None if shipped(model_id).exists() else None
 
 
-def _embedded(model_id: str) -> tuple["np.ndarray", "np.ndarray"]:
+def _embedded(model_id: str) -> Sides:
     import numpy as np
 
     from scope_recall_engine.companion import embedders
 
     model = embedders.get_model(model_id)
-    requests = np.asarray([embedders.embed_query(model, request) for request, _ in NEEDS], np.float32)
+
+    def asked(texts) -> "np.ndarray":
+        return reference.unit_rows(np.asarray([embedders.embed_query(model, text) for text in texts], np.float32))
+
     memories = np.asarray(embedders.embed_passages(model, [memory for _, memory in NEEDS]), np.float32)
-    return reference.unit_rows(requests), reference.unit_rows(memories)
+    return Sides(asked(request for request, _ in NEEDS), reference.unit_rows(memories), asked(GENERAL))
 
 
 def kinds(vectors: "np.ndarray", sides: "np.ndarray") -> "np.ndarray":
@@ -118,3 +145,10 @@ def kinds(vectors: "np.ndarray", sides: "np.ndarray") -> "np.ndarray":
     logits = SHARPNESS * (vectors @ sides.T)
     weights = np.exp(logits - logits.max(axis=-1, keepdims=True))
     return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def personal_share(query: "np.ndarray", sides: Sides) -> float:
+    """How much a query (unit vector) falls among the kinds of need rather than among the general requests."""
+    import numpy as np
+
+    return float(kinds(query[None, :], np.vstack([sides.requests, sides.general]))[0, :len(sides.requests)].sum())

@@ -19,6 +19,11 @@ _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|pla
                    re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
+_ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "again", "remind me"
+    r"\b(?:(?:do|did|does|am|was|were|have|had|will)\s+(?:i|we)|(?:what|which|who|where|when|how)(?:'s|\s+is|\s+are"
+    r"|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)|again|remind me)\b", re.IGNORECASE)
+_OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?": the question is about its subject
+    r"\b(?:do|does|did)\s+(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
 _AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
                     re.IGNORECASE)  # "explain it like I'm five": a figure of speech, not the user
@@ -31,6 +36,18 @@ def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
     message = _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
     return bool(_OWN.search(message)) or asks_for_advice(message)
+
+
+def asks_about_user(message: str) -> bool:
+    """Whether the message asks what the user has told before ("which instrument do I play again?", "what's my
+    dispatcher's name", "remind me when ..."): a lookup in the user's own life, whatever its topic."""
+    return bool(_ABOUT_USER.search(_HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))))
+
+
+def about_others(message: str) -> bool:
+    """Whether a general message asks about someone or something else ("what do pandas like to eat?"): on a topic
+    of the user's kinds of need, it still rests on nothing of theirs."""
+    return general(message) and bool(_OTHERS.search(message.translate(_APOSTROPHES)))
 
 
 def asks_for_advice(message: str) -> bool:

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
-from scope_recall_engine.reading.intent import asks_for_advice, asks_for_context, frame_words, general, owned_words
+from scope_recall_engine.reading.intent import (
+    about_others,
+    asks_about_user,
+    asks_for_context,
+    frame_words,
+    general,
+    owned_words,
+)
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -54,7 +61,7 @@ LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much 
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
-NEEDS_FLOOR = 0.25  # a first-person message that asks no advice: a memory sharing no word needs this link to it
+PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
 OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
@@ -333,7 +340,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         weights, broken, telling = dict.fromkeys(terms, 1.0), error, set(terms)
     owned = owned_words(query)
     weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
-    asks = asks_for_context(query)  # the user's context: associative evidence (latent terms) counts too
+    asks = asks_for_context(query)  # by its words: associative evidence (latent terms) counts too
     pending = dense.start(db, view, wordings(query, names, common), budget, context=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
@@ -345,9 +352,12 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             for hit, _ in lane.hits.values():
                 candidates.setdefault(hit.id, Candidate(hit))
             _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
+    share = lane.scores.personal if lane else None  # the message among the kinds of need or general requests
+    context = asks if share is None else (  # whether it rests on the user's own context
+        share >= PERSONAL_SHARE and (bool(names) or not about_others(query)) or asks_about_user(query))
     if broken is None:
         try:
-            _score(db, candidates, weights, lane)
+            _score(db, candidates, weights, lane, context)
         except ConfigError as error:
             broken = error
     if broken is not None:  # the reference is missing or corrupt: words alone, and the result says so
@@ -357,13 +367,13 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
-    if not names and general(query) and not _CJK.search(query):  # a general question: common words tell little
+    if not names and not _CJK.search(query) and (general(query) if share is None else not context):
+        # a general question (chit-chat too: "my friend says tomatoes are fruit"): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         lookup = len(_WORD.findall(query)) <= LOOKUP_WORDS
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
             candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup)
-    advice = asks_for_advice(query)
-    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if asks else None, advice)]
+    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if context else None)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
@@ -397,23 +407,20 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
     return candidates, lanes
 
 
-def admissible(candidate: Candidate, context_floor: float | None = None, advice: bool = True) -> bool:
+def admissible(candidate: Candidate, context_floor: float | None = None) -> bool:
     """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
     person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
     with other people's), or clear the floor when its shared words hold little of the query's weight (WEAK_SHARE);
     one that shares none must clear the floor and out-score every reference sentence on
     meaning alone (a near miss on meaning is what an unrelated message looks like). A message that asks for the
     user's own context (``context_floor``) needs less: a plan or a recommendation rests on facts that share
-    neither words nor much meaning with it. One that only speaks of the user without asking ``advice`` ("I'm bored,
-    tell me a joke") gets that floor only for a memory that shares a word with it or is of the kind of fact it is
-    about (its link through needs reaches NEEDS_FLOOR): among twenty memories one clears 0.9 by chance. In a
-    general question (no I, my or me, no name of the user's), words
+    neither words nor much meaning with it. In a general question (one that rests on nothing of the user's, and
+    names no one), words
     among the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
     passing (``telling_share``). An exact id always counts."""
     if "exact" in candidate.lanes:
         return True
-    if context_floor is not None and candidate.relevance >= context_floor and (
-            advice or candidate.lexical_own > 0 or (candidate.needs or 0.0) >= NEEDS_FLOOR):
+    if context_floor is not None and candidate.relevance >= context_floor:
         return True
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
     if shared > 0:  # "works" in "explain how binary search works" carries little of it
@@ -430,7 +437,7 @@ def telling_share(text: str, telling_weights: dict[str, float], lookup: bool) ->
     return share if share >= GENERAL_SHARE or lookup else 0.0
 
 
-def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane) -> None:
+def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane, context: bool = False) -> None:
     """Each candidate's relevance: the share of the reference population it out-scores on its own text (meaning
     in standard deviations above the reference, plus its lexical share), so a context memory never makes a row
     relevant; and its evidence for ranking, where the context counts (an answer often lives in the reply to a
@@ -442,7 +449,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     populations = {None: (0.0, 1.0, np.sort(words))}
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
-    needed = _in_sd(lane.scores.reference_needs if lane else None, NEEDS_WEIGHT)
+    needed = _in_sd(lane.scores.reference_needs if lane and context else None, NEEDS_WEIGHT)
     for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
         mean, spread = float(dense_scores.mean()), float(dense_scores.std()) or 1.0
         meaning = ((dense_scores - mean) / spread + terms(lane.scores.reference_terms)
