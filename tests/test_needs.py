@@ -13,7 +13,7 @@ E5 = embedders.E5_MODEL_ID
 
 def _link(request: str, memory: str) -> float:
     model = embedders.get_model(E5)
-    sides, _ = needs.prototypes(E5)
+    sides = needs.prototypes(E5).sides
     asked = needs.kinds(_asked(request), sides.requests)
     told = needs.kinds(reference.unit_rows(np.asarray(embedders.embed_passages(model, [memory]), np.float32)),
                        sides.memories)
@@ -38,7 +38,7 @@ def _asked(request: str) -> np.ndarray:
 
 
 def test_the_kinds_of_a_text_are_shares_that_sum_to_one():
-    sides, population = needs.prototypes(E5)
+    sides, population, _ = needs.prototypes(E5)
     assert sides.requests.shape == sides.memories.shape == (len(needs.NEEDS), 384)
     assert sides.general.shape == (len(needs.GENERAL), 384)
     assert population.shape == (4000, len(needs.NEEDS))
@@ -58,20 +58,51 @@ SAM = ["Sam's manager is Olga Petrova.", "Sam has coeliac disease.", "Plays five
 ])
 def test_a_request_that_rests_on_the_user_falls_among_the_kinds_of_need_more_than_a_general_one(
         resting_on_the_user, general):
-    sides, _ = needs.prototypes(E5)
+    sides = needs.prototypes(E5).sides
     share = needs.personal_share(_asked(resting_on_the_user)[0], sides)
     assert share >= retrieval.PERSONAL_SHARE > needs.personal_share(_asked(general)[0], sides)
 
 
+def test_a_memory_that_resembles_every_request_is_more_of_a_hub_than_a_specific_fact():
+    model = embedders.get_model(E5)
+    style, fact = reference.unit_rows(np.asarray(embedders.embed_passages(
+        model, ["Wants replies short. No waffle, no emojis.", "Has a border collie called Bran with arthritic hips."]),
+        np.float32))
+    sides = needs.prototypes(E5).sides
+    assert needs.hubness(style, sides) > needs.hubness(fact, sides)
+
+
+def test_hubness_brings_the_manager_above_memories_that_resemble_every_request(db, monkeypatch):
+    """"text to the boss. need friday off" needs the manager's name; memories about shifts and how to reply sit near
+    every request and out-rank it until their hubness is taken off (control: without it they do)."""
+    who = Identity(user="doug", chat="chat-1")
+    texts = ["Works four days on, three off; shifts start at 4:30am.", "Wants replies short. No waffle, no emojis.",
+             "Keeps his driving hours and tacho notes in a LibreOffice Calc spreadsheet.",
+             "His transport manager at Highland Haulage is Craig Munro.",
+             "Drives a 2016 Skoda Octavia estate (diesel) when off work."]
+    ids = [lifecycle.store(db, who, "memory", text, human("tester")).id for text in texts]
+    vectors.drain(db)
+    view, message = View(who.accessible()), "text to the boss. need friday off"
+    assert [hit.id for hit in retrieval.search(db, view, message, 1, abstain=False)] == [ids[3]]
+    monkeypatch.setattr(retrieval, "HUBNESS_WEIGHT", 0.0)
+    assert [hit.id for hit in retrieval.search(db, view, message, 1, abstain=False)] != [ids[3]]
+
+
 def test_the_link_through_needs_brings_what_the_user_can_spend_into_cheap_plans(db, monkeypatch):
-    """Nothing in "cheap things to do" says "saving up", and e5 alone ranks that memory below the top 3."""
+    """Nothing in "cheap things to do" says "saving up"; the link through needs ranks that memory higher than the
+    vector and words alone do (control: without the link it ranks lower)."""
     who = Identity(user="sam", chat="chat-1")
     ids = [lifecycle.store(db, who, "memory", text, human("tester")).id for text in SAM]
     vectors.drain(db)
     view, message, saving = View(who.accessible()), "find me cheap things to do this weekend", ids[5]
-    assert saving in [hit.id for hit in retrieval.search(db, view, message, 3, abstain=False)]
-    monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 0.0)  # control: without the link it is not there
-    assert saving not in [hit.id for hit in retrieval.search(db, view, message, 3, abstain=False)]
+
+    def place() -> int:
+        return [hit.id for hit in retrieval.search(db, view, message, len(SAM), abstain=False)].index(saving)
+
+    linked = place()
+    assert linked < 3
+    monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 0.0)
+    assert place() > linked
 
 
 def test_sides_missing_corrupt_or_stale_are_embedded_again_and_kept(tmp_path):

@@ -59,6 +59,8 @@ class DenseScores:
     memory_sides: "np.ndarray | None" = None  # ... and the kinds' memory sides, to place a row among them
     reference_needs: "np.ndarray | None" = None  # each reference sentence's link to the query through its needs
     personal: float | None = None  # how much the query falls among the kinds of need, not general requests
+    sides: "needs.Sides | None" = None  # the requests a row's hubness is measured against
+    reference_hubness: "np.ndarray | None" = None  # ... and each reference sentence's
 
     def _place(self, memory_id: int) -> tuple[Part, int] | None:
         """(scope, row within that scope) of a memory id (each scope's map was built once, when it loaded)."""
@@ -78,15 +80,15 @@ class DenseScores:
         return None if place is None else (place[0].rows.hashes[place[1]], place[0].scope_id)
 
     def of(self, memory_id: int, content_hash: str
-           ) -> tuple[float, float, bool, float | None, float | None] | None:
-        """(cosine, D, paired with a context memory, latent-term overlap or None, link through needs or None) for a
-        row, only if the companion holds the same text as truth."""
+           ) -> tuple[float, float, bool, float | None, float | None, float] | None:
+        """(cosine, D, paired with a context memory, latent-term overlap or None, link through needs or None,
+        hubness) for a row, only if the companion holds the same text as truth."""
         place = self._place(memory_id)
         if place is None or place[0].rows.hashes[place[1]] != content_hash:
             return None
         at = place[0].offset + place[1]
         return (float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(*place),
-                self._needs(*place))
+                self._needs(*place), self._hubness(*place))
 
     def _terms(self, part: Part, row: int) -> float | None:
         """Computed for the few rows a search scores, not for every row of the scopes."""
@@ -100,6 +102,9 @@ class DenseScores:
         if self.query_needs is None:
             return None
         return float(needs.kinds(part.rows.matrix[row:row + 1], self.memory_sides)[0] @ self.query_needs)
+
+    def _hubness(self, part: Part, row: int) -> float:
+        return float(needs.hubness(part.rows.matrix[row], self.sides)) if self.sides is not None else 0.0
 
 
 @dataclass
@@ -153,8 +158,8 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     if terms is not None and space.terms is not None:
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
-    sides, reference_kinds = needs.prototypes(model_id, directory)
-    scores.memory_sides, scores.personal = sides.memories, needs.personal_share(q[:, 0], sides)
+    sides, reference_kinds, scores.reference_hubness = needs.prototypes(model_id, directory)
+    scores.sides, scores.memory_sides, scores.personal = sides, sides.memories, needs.personal_share(q[:, 0], sides)
     scores.query_needs = needs.kinds(q[:, 0], sides.requests)
     scores.reference_needs = reference_kinds @ scores.query_needs
     return scores

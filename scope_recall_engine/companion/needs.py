@@ -14,6 +14,10 @@ poems (``GENERAL``). How much a message falls among the kinds of need rather tha
 (``personal_share``) tells a request that rests on the user's life ("what stretches help after a twelve-hour
 shift?") from chit-chat said in the first person ("my friend says tomatoes are fruit, is that true?").
 
+A memory that resembles requests of every kind ("Wants replies short, no waffle") sits near every message and
+would rank high for all of them: its ``hubness`` (how close it comes to the nearest of all these requests) is taken
+off its similarity to any one message, for memories and reference sentences alike.
+
 The descriptions are embedded once per embedding model: shipped for the default model
 (``reference/needs-<model>.npz``, written by ``_sides(model, reference.DATA)`` when they change), else embedded on
 first use and kept beside the companion; a file that is missing, corrupt or stale is embedded again.
@@ -62,6 +66,7 @@ GENERAL = (
     "culture and games: books, films, music, art, sports history, rules of games",
 )
 SHARPNESS = 50.0  # softmax over the kinds' cosines: e5's cosines differ by hundredths between kinds
+HUB_NEAREST = 5  # hubness: the mean cosine of a memory to the nearest 5 of the 16 requests described here
 
 
 class Sides(NamedTuple):
@@ -72,14 +77,20 @@ class Sides(NamedTuple):
     general: "np.ndarray"
 
 
-_PROTOTYPES: dict[str, tuple[Sides, "np.ndarray"]] = {}
+class Prototypes(NamedTuple):
+    sides: Sides
+    reference_kinds: "np.ndarray"  # each reference sentence's kinds (``kinds``)
+    reference_hubness: "np.ndarray"  # each reference sentence's ``hubness``
 
 
-def prototypes(model_id: str, cache_dir: Path | None = None) -> tuple[Sides, "np.ndarray"]:
-    """(the sides, the reference population's kinds) for a model, once per process."""
+_PROTOTYPES: dict[str, Prototypes] = {}
+
+
+def prototypes(model_id: str, cache_dir: Path | None = None) -> Prototypes:
+    """The sides and what the reference population makes of them, for a model, once per process."""
     if model_id not in _PROTOTYPES:
-        sides = _sides(model_id, cache_dir)
-        _PROTOTYPES[model_id] = sides, kinds(reference.space(model_id, cache_dir).alone, sides.memories)
+        sides, population = _sides(model_id, cache_dir), reference.space(model_id, cache_dir).alone
+        _PROTOTYPES[model_id] = Prototypes(sides, kinds(population, sides.memories), hubness(population, sides))
     return _PROTOTYPES[model_id]
 
 
@@ -152,3 +163,12 @@ def personal_share(query: "np.ndarray", sides: Sides) -> float:
     import numpy as np
 
     return float(kinds(query[None, :], np.vstack([sides.requests, sides.general]))[0, :len(sides.requests)].sum())
+
+
+def hubness(vectors: "np.ndarray", sides: Sides) -> "np.ndarray":
+    """How close each vector (rows, unit length) comes to requests in general: its mean cosine to the HUB_NEAREST
+    nearest of the kinds' request sides and the general requests."""
+    import numpy as np
+
+    similarity = vectors @ np.vstack([sides.requests, sides.general]).T
+    return np.sort(similarity, axis=-1)[..., -HUB_NEAREST:].mean(axis=-1)

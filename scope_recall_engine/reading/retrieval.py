@@ -61,6 +61,7 @@ LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much 
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
+HUBNESS_WEIGHT = 1.0  # a memory's hubness (needs.hubness) comes off each cosine to the query in full
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
 OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
@@ -110,7 +111,8 @@ class Candidate:
     dense: float | None = None  # D = cos(q, text) + cos(q, text with its context), when embedded
     paired: bool = False  # D was taken with a context memory
     terms: float | None = None  # latent-term overlap with the query, when the model has latent terms
-    needs: float | None = None  # link to the query through the kinds of need (companion/needs.py), when asked
+    needs: float | None = None  # link to the query through the kinds of need (companion/needs.py)
+    hubness: float = 0.0  # how close it comes to requests in general (needs.hubness), taken off its similarity
     evidence: float = 0.0  # for ranking: z(D) against the reference + LEXICAL_WEIGHT * lexical
     relevance: float = 0.0  # share of the reference population this memory's own text out-scores
     beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
@@ -451,6 +453,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
     needed = _in_sd(lane.scores.reference_needs if lane and context else None, NEEDS_WEIGHT)
     for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
+        dense_scores = dense_scores - HUBNESS_WEIGHT * 2 * lane.scores.reference_hubness  # D holds two cosines
         mean, spread = float(dense_scores.mean()), float(dense_scores.std()) or 1.0
         meaning = ((dense_scores - mean) / spread + terms(lane.scores.reference_terms)
                    + needed(lane.scores.reference_needs))
@@ -461,11 +464,12 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
         embedded = bool(lane) and candidate.dense is not None
         latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
-        alone = (2 * candidate.lanes["vector"] - mean) / spread + latent if embedded else 0.0
+        hub = HUBNESS_WEIGHT * 2 * candidate.hubness
+        alone = (2 * candidate.lanes["vector"] - hub - mean) / spread + latent if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
         candidate.beyond = alone - best_meaning
         mean, spread, _ = populations[candidate.paired if embedded else None]
-        meaning = (candidate.dense - mean) / spread + latent if embedded else 0.0
+        meaning = (candidate.dense - hub - mean) / spread + latent if embedded else 0.0
         candidate.evidence = meaning + LEXICAL_WEIGHT * candidate.lexical
 
 
@@ -527,5 +531,5 @@ def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: dense.
     for memory_id, candidate in candidates.items():
         scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
         if scored:
-            (candidate.lanes["vector"], candidate.dense, candidate.paired, candidate.terms,
-             candidate.needs) = scored
+            (candidate.lanes["vector"], candidate.dense, candidate.paired, candidate.terms, candidate.needs,
+             candidate.hubness) = scored
