@@ -109,3 +109,21 @@ def test_cli_explain_and_context(db_path, alice, bob):
     assert block.exit_code == 0 and "Alice keeps bees on the roof" in block.output and "Bob" not in block.output
     bad = runner.invoke(cli, [*base, "context", "--user", "alice", "--budget", "10", "bees"])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_explain_admits_what_search_admits_for_a_message_that_rests_on_the_user(db, alice):
+    """"quick dinner tonight" rests on the user (food): explain says so and admits, on the lower floor, exactly the
+    memories search returns; a general question on the same store is explained as not resting on the user."""
+    from scope_recall_engine.companion import vectors
+    from scope_recall_engine.reading import retrieval
+
+    for text in ("Alice is vegetarian and avoids eggs", "Alice's manager is Priya", "Alice plays the cello"):
+        lifecycle.store(db, alice, "user", text, OP)
+    vectors.drain(db)
+    message = "quick dinner tonight"
+    report = explain(db, _view(alice), message)
+    admitted = [c["id"] for c in report["candidates"] if c["admitted"]]
+    assert report["rests_on_user"] and admitted
+    assert admitted == [hit.id for hit in retrieval.search(db, _view(alice), message)]
+    assert any("rests on the user" in c["why"] for c in report["candidates"] if c["admitted"])
+    assert not explain(db, _view(alice), "what's the capital of Australia?")["rests_on_user"]

@@ -129,10 +129,12 @@ def test_packaged_fixture_meets_its_brief():
                                                                          for m in messages) >= 20
 
 
-def test_the_unseen_fixture_is_a_valid_held_out_one():
-    """A second fixture, written without sight of the engine or the first: three held-out users."""
-    personas = eval_personal.read_fixture(FIXTURES / "personal_unseen.json")
-    assert [p["split"] for p in personas] == ["heldout"] * 3 and any(p["user"].isdigit() for p in personas)
+@pytest.mark.parametrize(("fixture", "users"), [("personal_unseen.json", 3), ("personal_unseen_2.json", 4),
+                                                ("personal_unseen_3.json", 4)])
+def test_the_unseen_fixtures_are_valid_held_out_ones(fixture, users):
+    """Fixtures written without sight of the engine or the others: held-out users, one with a numeric id."""
+    personas = eval_personal.read_fixture(FIXTURES / fixture)
+    assert [p["split"] for p in personas] == ["heldout"] * users and any(p["user"].isdigit() for p in personas)
     for persona in personas:
         kinds = [m["kind"] for m in persona["messages"]]
         assert len(persona["memories"]) >= 20 and kinds.count("unrelated") >= 5 and len(kinds) >= 20

@@ -394,7 +394,7 @@ def test_a_general_question_sharing_only_a_common_word_with_a_memory_recalls_not
         assert retrieval.search(db, view, question).hits == []
     assert _ids(retrieval.search(db, view, "where does Bob live?"))[:1] == [ids["flat"]]
     assert _ids(retrieval.search(db, view, "what does Bob play?"))[:1] == [ids["clarinet"]]
-    monkeypatch.setattr(retrieval, "about_others", lambda message: False)
+    monkeypatch.setattr(retrieval, "about_the_world", lambda message: False)
     monkeypatch.setattr(retrieval, "PERSONAL_SHARE", 0.0)
     assert ids["flat"] in _ids(retrieval.search(db, view, "how long do cats live?"))
 
@@ -566,10 +566,10 @@ def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(d
 
 
 def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db, monkeypatch):
-    """"my friend says tomatoes are fruit, is that true?" speaks of the user but falls among general requests (trivia),
-    so nothing of theirs is recalled, while "what stretches help after a twelve-hour service?" says neither I nor my
+    """"my friend says tomatoes are fruit, is that true?" speaks of the user but checks a claim about the world, so
+    nothing of theirs is recalled, while "what stretches help after a twelve-hour service?" says neither I nor my
     and recalls the back pain (control: it falls among the kinds of need). With every message taken as resting on
-    the user, the chit-chat recalls something again (the rule matters)."""
+    the user, and none as about the world, the chit-chat recalls something again (the rules matter)."""
     from scope_recall_bench import eval_personal
 
     [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p5"])
@@ -581,6 +581,7 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     assert not intent.asks_for_context(stretches)
     assert stored.ids["p5.m21"] in _ids(retrieval.search(db, view, stretches, 3))
     monkeypatch.setattr(retrieval, "PERSONAL_SHARE", 0.0)
+    monkeypatch.setattr(retrieval, "about_the_world", lambda message: False)
     assert retrieval.search(db, view, chit_chat).hits != []
 
 
@@ -591,3 +592,14 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user
+
+
+@pytest.mark.parametrize(("message", "about_the_world"), [
+    ("what do pandas like to eat?", True), ("how do I bake sourdough bread?", True),
+    ("why are golden retrievers so prone to hip dysplasia?", True),
+    ("my friend says tomatoes are fruit, is that true?", True), ("me and sneha are arguing, settle it", True),
+    ("my doctor says I should avoid grapefruit, is that right?", False), ("takeaway tonight. chippy or indian?", False),
+    ("why does my back hurt after runs?", False), ("how do i set up a video call with my son", False),
+])
+def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
+    assert intent.about_the_world(message) is about_the_world

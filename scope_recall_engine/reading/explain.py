@@ -29,20 +29,21 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
         miss = "gated"
     else:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
+    floor = retrieval.CONTEXT_FLOOR if found.rests_on_user else None
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
-            "degraded": found.degraded, "lanes": found.lanes,
-            "candidates": [_candidate(rank, c) for rank, c in enumerate(found.candidates[:limit], 1)],
+            "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
+            "candidates": [_candidate(rank, c, floor) for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
-def _candidate(rank: int, candidate: retrieval.Candidate) -> dict:
-    admitted = retrieval.admissible(candidate)
+def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None) -> dict:
+    admitted = retrieval.admissible(candidate, context_floor)
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
-            "trust": round(candidate.trust, 4), "admitted": admitted, "why": why(candidate, admitted)}
+            "trust": round(candidate.trust, 4), "admitted": admitted, "why": why(candidate, admitted, context_floor)}
 
 
 def _round(value: float | None) -> float | None:
@@ -50,11 +51,14 @@ def _round(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.4g}")
 
 
-def why(candidate: retrieval.Candidate, admitted: bool) -> str:
+def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None) -> str:
     """The abstention rule that decided this candidate, with its numbers against the rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
     if "exact" in candidate.lanes:
         return "admitted: the query names this memory's id"
+    if context_floor is not None and candidate.relevance >= context_floor:
+        return (f"admitted: the query rests on the user's own context; relevance {candidate.relevance:.3f} against "
+                f"the floor {context_floor}")
     if candidate.lexical_own > 0:
         return (f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor "
                 f"{retrieval.SHARED_WORDS_FLOOR}")

@@ -22,8 +22,13 @@ _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNOREC
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "again", "remind me"
     r"\b(?:(?:do|did|does|am|was|were|have|had|will)\s+(?:i|we)|(?:what|which|who|where|when|how)(?:'s|\s+is|\s+are"
     r"|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)|again|remind me)\b", re.IGNORECASE)
-_OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?": the question is about its subject
-    r"\b(?:do|does|did)\s+(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+", re.IGNORECASE)
+_OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?"
+    r"\b(?:do|does|did|why (?:are|is|was|were))\s+(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+",
+    re.IGNORECASE)
+_CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it
+    r"\b(?:is (?:it|that|this) true|is there anything in (?:it|that|this)|who(?:'s| is) right|settle (?:it|this)"
+    r"|(?:says|swears|insists|claims) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+)", re.IGNORECASE)
+_HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
 _AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
                     re.IGNORECASE)  # "explain it like I'm five": a figure of speech, not the user
@@ -44,10 +49,13 @@ def asks_about_user(message: str) -> bool:
     return bool(_ABOUT_USER.search(_HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))))
 
 
-def about_others(message: str) -> bool:
-    """Whether a general message asks about someone or something else ("what do pandas like to eat?"): on a topic
-    of the user's kinds of need, it still rests on nothing of theirs."""
-    return general(message) and bool(_OTHERS.search(message.translate(_APOSTROPHES)))
+def about_the_world(message: str) -> bool:
+    """Whether the message checks a claim ("my friend says tomatoes are fruit, is that true?") or, saying nothing of
+    the user, asks about someone or something else ("what do pandas like to eat?") or how a thing is done ("how do I
+    bake sourdough bread?"): on a topic of the user's kinds of need, it still rests on nothing of theirs."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_CLAIM.search(message)) or general(message) and bool(_OTHERS.search(message) or
+                                                                     _HOW_TO.search(message))
 
 
 def asks_for_advice(message: str) -> bool:

@@ -20,7 +20,7 @@ from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
 from scope_recall_engine.reading.intent import (
-    about_others,
+    about_the_world,
     asks_about_user,
     asks_for_context,
     frame_words,
@@ -61,7 +61,7 @@ LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much 
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
-HUBNESS_WEIGHT = 1.0  # a memory's hubness (needs.hubness) comes off each cosine to the query in full
+HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
 OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
@@ -88,6 +88,7 @@ class SearchResult:
     miss_reason: str | None = None  # gated | no_match | abstained, when hits is empty
     admitted: int = 0  # ranked candidates that pass abstention (with abstain=False, how many it would keep)
     candidates: list["Candidate"] = field(default_factory=list)  # every candidate, ranked, with its lane scores
+    rests_on_user: bool = False  # whether answering the query rests on the user's own context (its floor is lower)
 
     def __iter__(self):
         return iter(self.hits)
@@ -354,12 +355,13 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             for hit, _ in lane.hits.values():
                 candidates.setdefault(hit.id, Candidate(hit))
             _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
-    share = lane.scores.personal if lane else None  # the message among the kinds of need or general requests
+    worded = any(word.isalpha() for word in words)  # an id or a number means nothing to the kinds of need
+    share = lane.scores.personal if lane and worded else None  # among the kinds of need or general requests
     context = asks if share is None else (  # whether it rests on the user's own context
-        share >= PERSONAL_SHARE and (bool(names) or not about_others(query)) or asks_about_user(query))
+        share >= PERSONAL_SHARE and (bool(names) or not about_the_world(query)) or asks_about_user(query))
     if broken is None:
         try:
-            _score(db, candidates, weights, lane, context)
+            _score(db, candidates, weights, lane, context, hubs=context and not names)
         except ConfigError as error:
             broken = error
     if broken is not None:  # the reference is missing or corrupt: words alone, and the result says so
@@ -381,7 +383,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
-                        candidates=ranked)
+                        candidates=ranked, rests_on_user=context)
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],
@@ -439,7 +441,8 @@ def telling_share(text: str, telling_weights: dict[str, float], lookup: bool) ->
     return share if share >= GENERAL_SHARE or lookup else 0.0
 
 
-def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane, context: bool = False) -> None:
+def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane, context: bool = False,
+           hubs: bool = False) -> None:
     """Each candidate's relevance: the share of the reference population it out-scores on its own text (meaning
     in standard deviations above the reference, plus its lexical share), so a context memory never makes a row
     relevant; and its evidence for ranking, where the context counts (an answer often lives in the reply to a
@@ -452,8 +455,9 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
     needed = _in_sd(lane.scores.reference_needs if lane and context else None, NEEDS_WEIGHT)
+    hubness = HUBNESS_WEIGHT * 2 if hubs else 0.0  # D holds two cosines
     for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
-        dense_scores = dense_scores - HUBNESS_WEIGHT * 2 * lane.scores.reference_hubness  # D holds two cosines
+        dense_scores = dense_scores - hubness * lane.scores.reference_hubness
         mean, spread = float(dense_scores.mean()), float(dense_scores.std()) or 1.0
         meaning = ((dense_scores - mean) / spread + terms(lane.scores.reference_terms)
                    + needed(lane.scores.reference_needs))
@@ -464,7 +468,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
         embedded = bool(lane) and candidate.dense is not None
         latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
-        hub = HUBNESS_WEIGHT * 2 * candidate.hubness
+        hub = hubness * candidate.hubness
         alone = (2 * candidate.lanes["vector"] - hub - mean) / spread + latent if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
         candidate.beyond = alone - best_meaning
