@@ -15,9 +15,9 @@ poems (``GENERAL``). How much a message falls among the kinds of need rather tha
 shift?") from chit-chat said in the first person ("my friend says tomatoes are fruit, is that true?").
 
 A memory that resembles requests of every kind ("Wants replies short, no waffle") sits near every message and
-would rank high for all of them: for a message that rests on the user and names no one, its ``hubness`` (how close it comes to the
-nearest of all these requests) is taken off its similarity to the message, for memories and reference sentences
-alike.
+would rank high for all of them: for a message that rests on the user and names no one, its ``hubness`` (how close
+it comes to the nearest of all these requests) is taken off its similarity to the message, for memories and
+reference sentences alike.
 
 The descriptions are embedded once per embedding model: shipped for the default model
 (``reference/needs-<model>.npz``, written by ``_sides(model, reference.DATA)`` when they change), else embedded on

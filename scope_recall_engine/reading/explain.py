@@ -56,9 +56,9 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
     verdict = "admitted" if admitted else "abstained"
     if "exact" in candidate.lanes:
         return "admitted: the query names this memory's id"
-    if context_floor is not None and candidate.relevance >= context_floor:
-        return (f"admitted: the query rests on the user's own context; relevance {candidate.relevance:.3f} against "
-                f"the floor {context_floor}")
+    if context_floor is not None and (admitted or candidate.relevance < context_floor):
+        return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
+                f"against the floor {context_floor}")
     if candidate.lexical_own > 0:
         return (f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor "
                 f"{retrieval.SHARED_WORDS_FLOOR}")
