@@ -38,7 +38,7 @@ def _asked(request: str) -> np.ndarray:
 
 
 def test_the_kinds_of_a_text_are_shares_that_sum_to_one():
-    sides, population, _ = needs.prototypes(E5)
+    sides, population = needs.prototypes(E5).sides, needs.prototypes(E5).reference_kinds
     assert sides.requests.shape == sides.memories.shape == (len(needs.NEEDS), 384)
     assert sides.general.shape == (len(needs.GENERAL), 384)
     assert population.shape == (4000, len(needs.NEEDS))
@@ -58,9 +58,9 @@ SAM = ["Sam's manager is Olga Petrova.", "Sam has coeliac disease.", "Plays five
 ])
 def test_a_request_that_rests_on_the_user_falls_among_the_kinds_of_need_more_than_a_general_one(
         resting_on_the_user, general):
-    sides = needs.prototypes(E5).sides
-    share = needs.personal_share(_asked(resting_on_the_user)[0], sides)
-    assert share >= retrieval.PERSONAL_SHARE > needs.personal_share(_asked(general)[0], sides)
+    every_request = needs.prototypes(E5).every_request
+    share = needs.personal_share(_asked(resting_on_the_user)[0], every_request)
+    assert share >= retrieval.PERSONAL_SHARE > needs.personal_share(_asked(general)[0], every_request)
 
 
 def test_a_memory_that_resembles_every_request_is_more_of_a_hub_than_a_specific_fact():
@@ -68,8 +68,8 @@ def test_a_memory_that_resembles_every_request_is_more_of_a_hub_than_a_specific_
     style, fact = reference.unit_rows(np.asarray(embedders.embed_passages(
         model, ["Wants replies short. No waffle, no emojis.", "Has a border collie called Bran with arthritic hips."]),
         np.float32))
-    sides = needs.prototypes(E5).sides
-    assert needs.hubness(style, sides) > needs.hubness(fact, sides)
+    every_request = needs.prototypes(E5).every_request
+    assert needs.hubness(style, every_request) > needs.hubness(fact, every_request)
 
 
 def test_hubness_brings_the_manager_above_memories_that_resemble_every_request(db, monkeypatch):

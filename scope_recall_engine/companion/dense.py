@@ -59,7 +59,7 @@ class DenseScores:
     memory_sides: "np.ndarray | None" = None  # ... and the kinds' memory sides, to place a row among them
     reference_needs: "np.ndarray | None" = None  # each reference sentence's link to the query through its needs
     personal: float | None = None  # how much the query falls among the kinds of need, not general requests
-    sides: "needs.Sides | None" = None  # the requests a row's hubness is measured against
+    every_request: "np.ndarray | None" = None  # the requests a row's hubness is measured against (needs.py)
     reference_hubness: "np.ndarray | None" = None  # ... and each reference sentence's
 
     def _place(self, memory_id: int) -> tuple[Part, int] | None:
@@ -79,16 +79,14 @@ class DenseScores:
         place = self._place(memory_id)
         return None if place is None else (place[0].rows.hashes[place[1]], place[0].scope_id)
 
-    def of(self, memory_id: int, content_hash: str
-           ) -> tuple[float, float, bool, float | None, float | None, float] | None:
-        """(cosine, D, paired with a context memory, latent-term overlap or None, link through needs or None,
-        hubness) for a row, only if the companion holds the same text as truth."""
+    def of(self, memory_id: int, content_hash: str) -> tuple[float, float, bool, float | None] | None:
+        """(cosine, D, paired with a context memory, latent-term overlap or None) for a row, only if the companion
+        holds the same text as truth."""
         place = self._place(memory_id)
         if place is None or place[0].rows.hashes[place[1]] != content_hash:
             return None
         at = place[0].offset + place[1]
-        return (float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(*place),
-                self._needs(*place), self._hubness(*place))
+        return float(self.similarity[at]), float(self.dense[at]), bool(self.paired[at]), self._terms(*place)
 
     def _terms(self, part: Part, row: int) -> float | None:
         """Computed for the few rows a search scores, not for every row of the scopes."""
@@ -97,14 +95,23 @@ class DenseScores:
         terms, weights = part.rows.terms[row:row + 1], part.rows.weights[row:row + 1]
         return float(reference.terms_similarity(self.query_terms, terms, weights)[0])
 
-    def _needs(self, part: Part, row: int) -> float | None:
-        """Likewise computed for the rows a search scores only."""
-        if self.query_needs is None:
+    def needs_of(self, memory_id: int) -> float | None:
+        """A row's link to the query through its kinds of need: asked by a search for the rows it scores, and only
+        when the message rests on the user."""
+        vector = self._vector(memory_id)
+        if vector is None or self.query_needs is None:
             return None
-        return float(needs.kinds(part.rows.matrix[row:row + 1], self.memory_sides)[0] @ self.query_needs)
+        return float(needs.kinds(vector[None, :], self.memory_sides)[0] @ self.query_needs)
 
-    def _hubness(self, part: Part, row: int) -> float:
-        return float(needs.hubness(part.rows.matrix[row], self.sides)) if self.sides is not None else 0.0
+    def hubness_of(self, memory_id: int) -> float:
+        """A row's hubness (``needs.hubness``), likewise asked for only when a search uses it."""
+        vector = self._vector(memory_id)
+        return 0.0 if vector is None or self.every_request is None else float(needs.hubness(vector,
+                                                                                             self.every_request))
+
+    def _vector(self, memory_id: int) -> "np.ndarray | None":
+        place = self._place(memory_id)
+        return None if place is None else place[0].rows.matrix[place[1]]
 
 
 @dataclass
@@ -158,8 +165,8 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     if terms is not None and space.terms is not None:
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
-    sides, reference_kinds, scores.reference_hubness = needs.prototypes(model_id, directory)
-    scores.sides, scores.memory_sides, scores.personal = sides, sides.memories, needs.personal_share(q[:, 0], sides)
+    sides, scores.every_request, reference_kinds, scores.reference_hubness = needs.prototypes(model_id, directory)
+    scores.memory_sides, scores.personal = sides.memories, needs.personal_share(q[:, 0], scores.every_request)
     scores.query_needs = needs.kinds(q[:, 0], sides.requests)
     scores.reference_needs = reference_kinds @ scores.query_needs
     return scores

@@ -80,6 +80,7 @@ class Sides(NamedTuple):
 
 class Prototypes(NamedTuple):
     sides: Sides
+    every_request: "np.ndarray"  # the kinds' request sides, then the general requests: 16 rows
     reference_kinds: "np.ndarray"  # each reference sentence's kinds (``kinds``)
     reference_hubness: "np.ndarray"  # each reference sentence's ``hubness``
 
@@ -89,9 +90,13 @@ _PROTOTYPES: dict[str, Prototypes] = {}
 
 def prototypes(model_id: str, cache_dir: Path | None = None) -> Prototypes:
     """The sides and what the reference population makes of them, for a model, once per process."""
+    import numpy as np
+
     if model_id not in _PROTOTYPES:
         sides, population = _sides(model_id, cache_dir), reference.space(model_id, cache_dir).alone
-        _PROTOTYPES[model_id] = Prototypes(sides, kinds(population, sides.memories), hubness(population, sides))
+        every_request = np.vstack([sides.requests, sides.general])
+        _PROTOTYPES[model_id] = Prototypes(sides, every_request, kinds(population, sides.memories),
+                                           hubness(population, every_request))
     return _PROTOTYPES[model_id]
 
 
@@ -159,17 +164,14 @@ def kinds(vectors: "np.ndarray", sides: "np.ndarray") -> "np.ndarray":
     return weights / weights.sum(axis=-1, keepdims=True)
 
 
-def personal_share(query: "np.ndarray", sides: Sides) -> float:
+def personal_share(query: "np.ndarray", every_request: "np.ndarray") -> float:
     """How much a query (unit vector) falls among the kinds of need rather than among the general requests."""
-    import numpy as np
-
-    return float(kinds(query[None, :], np.vstack([sides.requests, sides.general]))[0, :len(sides.requests)].sum())
+    return float(kinds(query[None, :], every_request)[0, :len(NEEDS)].sum())
 
 
-def hubness(vectors: "np.ndarray", sides: Sides) -> "np.ndarray":
+def hubness(vectors: "np.ndarray", every_request: "np.ndarray") -> "np.ndarray":
     """How close each vector (rows, unit length) comes to requests in general: its mean cosine to the HUB_NEAREST
     nearest of the kinds' request sides and the general requests."""
     import numpy as np
 
-    similarity = vectors @ np.vstack([sides.requests, sides.general]).T
-    return np.sort(similarity, axis=-1)[..., -HUB_NEAREST:].mean(axis=-1)
+    return np.sort(vectors @ every_request.T, axis=-1)[..., -HUB_NEAREST:].mean(axis=-1)

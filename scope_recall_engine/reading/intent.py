@@ -40,7 +40,7 @@ _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my 
 def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
     message = _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
-    return bool(_OWN.search(message)) or asks_for_advice(message)
+    return bool(_OWN.search(message) or _ASKS.search(message))
 
 
 def asks_about_user(message: str) -> bool:
@@ -56,12 +56,6 @@ def about_the_world(message: str) -> bool:
     message = message.translate(_APOSTROPHES)
     return bool(_CLAIM.search(message)) or general(message) and bool(_OTHERS.search(message) or
                                                                      _HOW_TO.search(message))
-
-
-def asks_for_advice(message: str) -> bool:
-    """Whether the message asks for advice, a plan or a recommendation (not only speaks of the user: "I'm bored,
-    tell me a joke" speaks of the user and rests on nothing the user has said before)."""
-    return bool(_ASKS.search(message.translate(_APOSTROPHES)))
 
 
 def owned_words(message: str) -> set[str]:

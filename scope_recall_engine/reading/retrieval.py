@@ -112,8 +112,7 @@ class Candidate:
     dense: float | None = None  # D = cos(q, text) + cos(q, text with its context), when embedded
     paired: bool = False  # D was taken with a context memory
     terms: float | None = None  # latent-term overlap with the query, when the model has latent terms
-    needs: float | None = None  # link to the query through the kinds of need (companion/needs.py)
-    hubness: float = 0.0  # how close it comes to requests in general (needs.hubness), taken off its similarity
+    needs: float | None = None  # link to the query through its kinds of need (needs.py), when it rests on the user
     evidence: float = 0.0  # for ranking: z(D) against the reference + LEXICAL_WEIGHT * lexical
     relevance: float = 0.0  # share of the reference population this memory's own text out-scores
     beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
@@ -466,9 +465,11 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
             best_meaning = float(meaning.max())
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
+        if embedded and context:
+            candidate.needs = lane.scores.needs_of(candidate.row.id)
         latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
-        hub = hubness * candidate.hubness
+        hub = hubness * lane.scores.hubness_of(candidate.row.id) if embedded and hubs else 0.0
         alone = (2 * candidate.lanes["vector"] - hub - mean) / spread + latent if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
         candidate.beyond = alone - best_meaning
@@ -535,5 +536,4 @@ def _attach_dense(db, view: View, candidates: dict[int, Candidate], lane: dense.
     for memory_id, candidate in candidates.items():
         scored = lane.scores.of(memory_id, hashes.get(memory_id, ""))
         if scored:
-            (candidate.lanes["vector"], candidate.dense, candidate.paired, candidate.terms, candidate.needs,
-             candidate.hubness) = scored
+            candidate.lanes["vector"], candidate.dense, candidate.paired, candidate.terms = scored
