@@ -189,7 +189,7 @@ def test_a_table_whose_creation_was_killed_is_recreated_by_the_next_write(hashed
     if repair == "drain":
         assert vectors.drain(hashed).upserted == 2
     else:  # a search embeds the rows still waiting in the outbox (read-your-writes), creating the table
-        lane, status = dense.lane(hashed, View(alice.accessible()), "green tea", budget=10.0)  # repair, not speed
+        lane, status = dense.lane(hashed, View(alice.accessible()), "green tea")
         assert status == "ok" and set(lane.hits) == set(ids)
     assert vectors.check(hashed).ok and indexed(hashed, alice) == set(ids)
 

@@ -223,7 +223,8 @@ def _warm(directory, model_id: str) -> None:
             _one_blas_thread()
             embedders.embed_query(embedders.get_model(model_id), "warm up")
             vectors.connect_dir(directory)
-            needs.prototypes(model_id, directory)  # the reference's space with it
+            reference.space(model_id, directory)  # itself: the kinds of need below are cached apart from it
+            needs.prototypes(model_id, directory)
             _WARMED.add(key)
 
 
