@@ -595,6 +595,9 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("which instrument do I play again?", True), ("what's my dispatcher's name?", True),
     ("remind me when the exams start", True), ("my friend says tomatoes are fruit, is that true?", False),
     ("how do I make a sourdough starter?", False), ("I'm bored, tell me a joke", False),
+    ("what strength is my thyroid tablet?", True), ("how old is my daughter now?", True),
+    ("whats my mentor's name, blanked", True), ("the monthly spending figure I gave you?", True),
+    ("my son asked why the sky is blue, how do I explain it?", False),
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user

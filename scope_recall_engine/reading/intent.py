@@ -19,9 +19,12 @@ _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|pla
                    re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
-_ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "again", "remind me"
-    r"\b(?:(?:do|did|does|am|was|were|have|had|will)\s+(?:i|we)|(?:what|which|who|where|when|how)(?:'s|\s+is|\s+are"
-    r"|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)|again|remind me)\b", re.IGNORECASE)
+_ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "how old is my ...",
+    # "the figure I gave you", "again", "remind me"
+    r"\b(?:(?:do|did|does|am|was|were|have|had|will)\s+(?:i|we)|(?:what|which|who|where|when|how)(?:'s|s|\s+is"
+    r"|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
+    r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
+    r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|again|remind me)\b", re.IGNORECASE)
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?"
     r"\b(?:do|does|did|why (?:are|is|was|were))\s+(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+",
     re.IGNORECASE)
