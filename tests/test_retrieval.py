@@ -609,6 +609,8 @@ def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(messa
     ("my friend says tomatoes are fruit, is that true?", True), ("me and sneha are arguing, settle it", True),
     ("my doctor says I should avoid grapefruit, is that right?", False), ("takeaway tonight. chippy or indian?", False),
     ("why does my back hurt after runs?", False), ("how do i set up a video call with my son", False),
+    ("I need another word for annoyed", True), ("i need a synonym for 'overwhelmed'", True),
+    ("useful phrases to learn before my trip", False),
 ])
 def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
     assert intent.about_the_world(message) is about_the_world

@@ -31,6 +31,9 @@ _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why a
 _CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it
     r"\b(?:is (?:it|that|this) true|is there anything in (?:it|that|this)|who(?:'s| is) right|settle (?:it|this)"
     r"|(?:says|swears|insists|claims) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+)", re.IGNORECASE)
+_WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
+    r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
+    r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
 _AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
@@ -53,12 +56,13 @@ def asks_about_user(message: str) -> bool:
 
 
 def about_the_world(message: str) -> bool:
-    """Whether the message checks a claim ("my friend says tomatoes are fruit, is that true?") or, saying nothing of
-    the user, asks about someone or something else ("what do pandas like to eat?") or how a thing is done ("how do I
-    bake sourdough bread?"): on a topic of the user's kinds of need, it still rests on nothing of theirs."""
+    """Whether the message checks a claim ("my friend says tomatoes are fruit, is that true?"), asks about words
+    ("I need another word for annoyed") or, saying nothing of the user, asks about someone or something else ("what
+    do pandas like to eat?") or how a thing is done ("how do I bake sourdough bread?"): on a topic of the user's
+    kinds of need, it still rests on nothing of theirs."""
     message = message.translate(_APOSTROPHES)
-    return bool(_CLAIM.search(message)) or general(message) and bool(_OTHERS.search(message) or
-                                                                     _HOW_TO.search(message))
+    return bool(_CLAIM.search(message) or _WORDING.search(message)) or general(message) and bool(
+        _OTHERS.search(message) or _HOW_TO.search(message))
 
 
 def owned_words(message: str) -> set[str]:
