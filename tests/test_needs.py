@@ -132,3 +132,21 @@ def test_doctor_reports_shipped_kinds_of_need_that_are_corrupt(db, tmp_path, mon
     monkeypatch.setattr(needs, "shipped", lambda model_id: corrupt)
     check = reference_check()
     assert not check.ok and "kinds of need" in check.detail and "reinstall" in check.repair
+
+
+def test_a_memory_near_every_request_is_not_recalled_for_a_general_question_on_meaning_alone(db, monkeypatch):
+    """"keep answers short, I read everything on my phone while holding a baby" sits near every request, toddler
+    questions included: its hubness comes off the meaning-alone margin, so a general question about toddlers recalls
+    nothing (control: without it, it recalls that memory), while a lookup in the same store still answers."""
+    who = Identity(user="priya", chat="chat-1")
+    texts = ['"pls keep answers short, I read everything on my phone one-handed while holding a baby"',  # her words
+             "Her manager is Hannah Liu.", "They have an elderly tabby cat named Pickle.",
+             "Meera has a peanut and egg allergy.", "Priya grows chillies and herbs in pots."]
+    ids = [lifecycle.store(db, who, "memory", text, human("tester")).id for text in texts]
+    vectors.drain(db)
+    view = View(who.accessible())
+    general = "why do toddlers say no to literally everything, is it a developmental thing"
+    assert [hit.id for hit in retrieval.search(db, view, "what's my cat called again?", 1)] == [ids[2]]
+    assert retrieval.search(db, view, general).hits == []
+    monkeypatch.setattr(retrieval, "HUBNESS_WEIGHT", 0.0)
+    assert [hit.id for hit in retrieval.search(db, view, general)] == [ids[0]]

@@ -62,6 +62,7 @@ TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, be
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
 HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
+# (and off the meaning-alone margin, MEANING_MARGIN, for every message)
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
 OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
@@ -115,7 +116,7 @@ class Candidate:
     needs: float | None = None  # link to the query through its kinds of need (needs.py), when it rests on the user
     evidence: float = 0.0  # for ranking: z(D) against the reference + LEXICAL_WEIGHT * lexical
     relevance: float = 0.0  # share of the reference population this memory's own text out-scores
-    beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence
+    beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence (hubness off both)
     trust: float = 0.0  # the feedback offset already added to evidence (reading/trust.py)
     lexical_telling: float | None = None  # for a general question: ``lexical_own`` without the commonest words
 
@@ -454,14 +455,21 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
     needed = _in_sd(lane.scores.reference_needs if lane and context else None, NEEDS_WEIGHT)
-    hubness = HUBNESS_WEIGHT * 2 if hubs else 0.0  # D holds two cosines
+    hub_weight = HUBNESS_WEIGHT * 2  # D holds two cosines
+    hubness = hub_weight if hubs else 0.0
+
+    def standardized(dense_scores: "np.ndarray", discount: float) -> tuple[float, float, "np.ndarray"]:
+        discounted = dense_scores - discount * lane.scores.reference_hubness
+        mean, spread = float(discounted.mean()), float(discounted.std()) or 1.0
+        return mean, spread, ((discounted - mean) / spread + terms(lane.scores.reference_terms)
+                              + needed(lane.scores.reference_needs))
+
+    margin = (0.0, 1.0)
     for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
-        dense_scores = dense_scores - hubness * lane.scores.reference_hubness
-        mean, spread = float(dense_scores.mean()), float(dense_scores.std()) or 1.0
-        meaning = ((dense_scores - mean) / spread + terms(lane.scores.reference_terms)
-                   + needed(lane.scores.reference_needs))
+        mean, spread, meaning = standardized(dense_scores, hubness)
         populations[paired] = (mean, spread, np.sort(meaning + words))
-        if not paired:
+        if not paired:  # the meaning-alone margin always takes hubness off: a row near every request clears it for
+            *margin, meaning = standardized(dense_scores, hub_weight)  # any message, a general question too
             best_meaning = float(meaning.max())
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
@@ -469,12 +477,14 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
             candidate.needs = lane.scores.needs_of(candidate.row.id)
         latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
-        hub = hubness * lane.scores.hubness_of(candidate.row.id) if embedded and hubs else 0.0
-        alone = (2 * candidate.lanes["vector"] - hub - mean) / spread + latent if embedded else 0.0
+        hub = hub_weight * lane.scores.hubness_of(candidate.row.id) if embedded else 0.0  # off the margin always,
+        taken = hub if hubs else 0.0  # ... off relevance and ranking for a message that rests on the user
+        alone = (2 * candidate.lanes["vector"] - taken - mean) / spread + latent if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
-        candidate.beyond = alone - best_meaning
+        if embedded:
+            candidate.beyond = (2 * candidate.lanes["vector"] - hub - margin[0]) / margin[1] + latent - best_meaning
         mean, spread, _ = populations[candidate.paired if embedded else None]
-        meaning = (candidate.dense - hub - mean) / spread + latent if embedded else 0.0
+        meaning = (candidate.dense - taken - mean) / spread + latent if embedded else 0.0
         candidate.evidence = meaning + LEXICAL_WEIGHT * candidate.lexical
 
 
