@@ -539,6 +539,9 @@ def test_a_word_for_the_same_role_counts_as_the_messages_word(db, alice, monkeyp
 
     assert reference.coverage(("Her manager is Priya Natarajan.",), {"boss": 1.0}) == 1.0
     assert reference.coverage(("Her manager is Priya Natarajan.",), {"cook": 1.0}) == 0.0
+    assert reference.coverage(("Her transport manager is Craig Munro.",), {"gaffer": 1.0}) == 1.0
+    assert reference.coverage(("The autumn semester starts on 2 September.",), {"sems": 1.0}) == 1.0  # clipped
+    assert reference.coverage(("The autumn semester starts on 2 September.",), {"seminar": 1.0}) == 0.0
     ids = _fill(db, alice, {"manager": "Alice's manager is Priya Natarajan.", "tea": "Alice drinks green tea.",
                             "dorm": "Alice lives in a dorm in Sinchon.",
                             "parents": "Her parents run a small bakery in Daegu."})

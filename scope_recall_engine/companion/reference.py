@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scope_recall_engine.errors import ConfigError
-from scope_recall_engine.truth.vocabulary import SAME_ROLE
+from scope_recall_engine.truth.vocabulary import CLIPPED, SAME_ROLE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -77,8 +77,9 @@ def weights(terms: list[str], store_counts: dict[str, int], store_size: int) -> 
 
 
 def forms(term: str) -> tuple[str, ...]:
-    """The term and the words that name the same role ("boss": "manager", "supervisor"), which count as it."""
-    return (term, *SAME_ROLE.get(term, ()))
+    """The term and the words that count as it: those that name the same role ("boss": "manager", "supervisor"),
+    or the word it clips ("sems": "semester")."""
+    return (term, *SAME_ROLE.get(term, ()), *CLIPPED.get(term, ()))
 
 
 @functools.lru_cache(maxsize=65536)

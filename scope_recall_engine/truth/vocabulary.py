@@ -95,5 +95,19 @@ _SAME_ROLE = {
               "partner",
     "parents": "mother father mum mom dad", "siblings": "brother sister", "doctor": "gp physician",
     "pet": "dog cat puppy kitten", "pets": "dog cat puppy kitten",
+    # the same roles said informally, or in the word many English speakers keep from home
+    "gaffer": "boss manager supervisor", "hubby": "husband partner spouse", "missus": "wife partner spouse",
+    "bf": "boyfriend partner", "gf": "girlfriend partner", "mam": "mother mum mom", "amma": "mother mum mom mama",
+    "appa": "father dad papa", "gran": "grandmother grandma granny", "granny": "grandmother grandma gran",
+    "grandma": "grandmother gran granny nana", "nana": "grandmother grandma gran", "grandpa": "grandfather grandad",
+    "grandad": "grandfather grandpa", "bro": "brother", "sis": "sister", "doc": "doctor gp physician",
+    "grandkids": "grandchildren grandson granddaughter", "fam": "family",
+}
+# Words people clip in chat, by the clipped form: "when do sems start" asks about the "semester".
+_CLIPPED = {
+    "uni": "university", "sem": "semester", "sems": "semester semesters", "bday": "birthday", "appt": "appointment",
+    "meds": "medication medications medicine", "info": "information", "convo": "conversation",
+    "pics": "photos pictures", "approx": "approximately",
 }
 SAME_ROLE = {word: tuple(alike.split()) for word, alike in _SAME_ROLE.items()}
+CLIPPED = {word: tuple(full.split()) for word, full in _CLIPPED.items()}
