@@ -103,11 +103,14 @@ class DenseScores:
             return None
         return float(needs.kinds(vector[None, :], self.memory_sides)[0] @ self.query_needs)
 
-    def hubness_of(self, memory_id: int) -> float:
-        """A row's hubness (``needs.hubness``), likewise asked for only when a search uses it."""
-        vector = self._vector(memory_id)
-        return 0.0 if vector is None or self.every_request is None else float(needs.hubness(vector,
-                                                                                             self.every_request))
+    def hubness_of(self, memory_ids: list[int]) -> dict[int, float]:
+        """The rows' hubness (``needs.hubness``), for the rows a search scores, in one product."""
+        import numpy as np
+
+        found = {memory_id: vector for memory_id in memory_ids if (vector := self._vector(memory_id)) is not None}
+        if not found or self.every_request is None:
+            return {}
+        return dict(zip(found, needs.hubness(np.stack(list(found.values())), self.every_request).tolist()))
 
     def _vector(self, memory_id: int) -> "np.ndarray | None":
         place = self._place(memory_id)

@@ -471,13 +471,14 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
         if not paired:  # the meaning-alone margin always takes hubness off: a row near every request clears it for
             *margin, meaning = standardized(dense_scores, hub_weight)  # any message, a general question too
             best_meaning = float(meaning.max())
+    hubs_of = lane.scores.hubness_of([c.row.id for c in candidates.values() if c.dense is not None]) if lane else {}
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
         if embedded and context:
             candidate.needs = lane.scores.needs_of(candidate.row.id)
         latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
-        hub = hub_weight * lane.scores.hubness_of(candidate.row.id) if embedded else 0.0  # off the margin always,
+        hub = hub_weight * hubs_of.get(candidate.row.id, 0.0) if embedded else 0.0  # off the margin always,
         taken = hub if hubs else 0.0  # ... off relevance and ranking for a message that rests on the user
         alone = (2 * candidate.lanes["vector"] - taken - mean) / spread + latent if embedded else 0.0
         candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
