@@ -150,3 +150,23 @@ def test_a_memory_near_every_request_is_not_recalled_for_a_general_question_on_m
     assert retrieval.search(db, view, general).hits == []
     monkeypatch.setattr(retrieval, "HUBNESS_WEIGHT", 0.0)
     assert [hit.id for hit in retrieval.search(db, view, general)] == [ids[0]]
+
+
+def test_a_message_whose_words_speak_of_the_user_needs_less_of_its_meaning_among_the_kinds_of_need(db, monkeypatch):
+    """"It's 4am and I'm flagging badly" falls a little under PERSONAL_SHARE among the kinds of need; its words speak
+    of the user, so the lower share is enough for the context floor and the caffeine rule is recalled (control:
+    without the lower share for such words it is not), while "what's the capital of Australia?" recalls nothing."""
+    who = Identity(user="niamh", chat="chat-1")
+    texts = ['"I do not touch caffeine after 2am on a night shift or I cannot sleep at all when I get home."',
+             "Her ward manager is Deborah Okafor.", "She is coeliac: no wheat, barley or rye.",
+             "Her sister Aoife is getting married on 14 June in Galway."]
+    ids = [lifecycle.store(db, who, "memory", text, human("tester")).id for text in texts]
+    vectors.drain(db)
+    view = View(who.accessible())
+    message = "It's 4am and I'm flagging badly. What's the best way to wake myself up a bit?"
+    share = needs.personal_share(_asked(message)[0], needs.prototypes(E5).every_request)
+    assert retrieval.PERSONAL_SHARE_WORDED <= share < retrieval.PERSONAL_SHARE
+    assert ids[0] in [hit.id for hit in retrieval.search(db, view, message, 3)]
+    assert retrieval.search(db, view, "what's the capital of Australia?").hits == []
+    monkeypatch.setattr(retrieval, "PERSONAL_SHARE_WORDED", retrieval.PERSONAL_SHARE)
+    assert ids[0] not in [hit.id for hit in retrieval.search(db, view, message, 3)]

@@ -36,6 +36,10 @@ _WORDING = re.compile(  # a question about words themselves: what the language o
     r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
+_FRAMING = re.compile(  # "I can never remember: is it affect or effect?", "I'm curious, how far is the moon?"
+    r"\bi(?:'m| am)? (?:can never|can't|cannot|never|always|keep) (?:remember(?:ing)?|forget(?:ting)?|recall)\b"
+    r"|\bi(?:'m| am) (?:just |so |a bit )?(?:curious|wondering)\b|\bi (?:was |just )?wonder(?:ed|ing)?\b",
+    re.IGNORECASE)  # how a general question is put, not what it rests on
 _AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
                     re.IGNORECASE)  # "explain it like I'm five": a figure of speech, not the user
 _HOW_IT_WORKS = re.compile(  # "how do magnets work?", "explain how quicksort works with an example"; not I or we
@@ -45,7 +49,7 @@ _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my 
 
 def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
-    message = _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
+    message = _FRAMING.sub("", _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))))
     return bool(_OWN.search(message) or _ASKS.search(message))
 
 

@@ -64,6 +64,7 @@ NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above t
 HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
 # (and off the meaning-alone margin, MEANING_MARGIN, for every message)
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
+PERSONAL_SHARE_WORDED = 0.6  # ... or this much when its words agree: they speak of the user or ask for advice
 OWNED_WEIGHT = 2.0  # a word the user calls their own ("my advisor") weighs double: the message is about it
 FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out-scores 99% of the reference
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
@@ -357,8 +358,10 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
     worded = any(word.isalpha() for word in words)  # an id or a number means nothing to the kinds of need
     share = lane.scores.personal if lane and worded else None  # among the kinds of need or general requests
-    context = asks if share is None else (  # whether it rests on the user's own context
-        share >= PERSONAL_SHARE and (bool(names) or not about_the_world(query)) or asks_about_user(query))
+    context = asks  # whether it rests on the user's own context: by its words alone without the vector lane
+    if share is not None:
+        leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED
+        context = leans and (bool(names) or not about_the_world(query)) or asks_about_user(query)
     if broken is None:
         try:
             _score(db, candidates, weights, lane, context, hubs=context and not names)
