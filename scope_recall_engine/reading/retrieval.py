@@ -467,13 +467,13 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
         return mean, spread, ((discounted - mean) / spread + terms(lane.scores.reference_terms)
                               + needed(lane.scores.reference_needs))
 
-    margin = (0.0, 1.0)
+    margin = (0.0, 1.0)  # the reference's mean and spread on meaning alone with hubness off: the margin's scale
     for paired, dense_scores in (lane.scores.reference.items() if lane else ()):
         mean, spread, meaning = standardized(dense_scores, hubness)
         populations[paired] = (mean, spread, np.sort(meaning + words))
-        if not paired:  # the meaning-alone margin always takes hubness off: a row near every request clears it for
-            *margin, meaning = standardized(dense_scores, hub_weight)  # any message, a general question too
-            best_meaning = float(meaning.max())
+        if not paired:  # the margin always takes hubness off: a row near every request would clear it for any
+            mean, spread, meaning = standardized(dense_scores, hub_weight)  # message, a general question too
+            margin, best_meaning = (mean, spread), float(meaning.max())
     hubs_of = lane.scores.hubness_of([c.row.id for c in candidates.values() if c.dense is not None]) if lane else {}
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
