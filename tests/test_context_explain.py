@@ -51,6 +51,19 @@ def test_the_block_is_the_packets_renderer_with_evidence_and_a_budget(db, alice,
     assert refused["kind"] == "InvalidInput" and refused["hint"]
 
 
+def test_explain_gives_the_rule_that_decided_even_when_a_general_question_shares_only_a_common_word(db, alice):
+    """"how long do cats live?" shares "live" with where Alice lives: a common word in a general question counts as
+    shared by none, and explain says so rather than citing the shared-words floor the memory clears (control: the
+    lookup "where does Alice live?" is admitted on its shared words)."""
+    lives = lifecycle.store(db, alice, "user", "Lives in Campo de Ourique, Lisbon", OP).id
+    [general] = [c for c in explain(db, _view(alice), "how long do cats live?")["candidates"] if c["id"] == lives]
+    assert general["lexical"] > 0 and not general["admitted"]
+    assert general["why"].startswith("abstained: shares only common words or words in passing") and "0.99" in \
+        general["why"]
+    [lookup] = [c for c in explain(db, _view(alice), "where does Alice live?")["candidates"] if c["id"] == lives]
+    assert lookup["admitted"] and lookup["why"].startswith("admitted:")
+
+
 def test_explain_shows_each_candidates_scores_and_counts_what_each_predicate_kept_out(db, alice, bob):
     kept = lifecycle.store(db, alice, "user", "Alice keeps bees on the roof", OP).id
     archived = lifecycle.store(db, alice, "user", "Alice kept bees in Lyon", OP).id

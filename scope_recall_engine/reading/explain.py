@@ -52,18 +52,21 @@ def _round(value: float | None) -> float | None:
 
 
 def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None) -> str:
-    """The abstention rule that decided this candidate, with its numbers against the rule's thresholds."""
+    """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
+    rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
-    if "exact" in candidate.lanes:
+    rule, floor = retrieval.admission(candidate, context_floor)
+    if rule == "exact":
         return "admitted: the query names this memory's id"
-    if context_floor is not None and (admitted or candidate.relevance < context_floor):
+    if rule == "context":
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
-                f"against the floor {context_floor}")
-    if candidate.lexical_own > 0:
-        return (f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor "
-                f"{retrieval.SHARED_WORDS_FLOOR}")
+                f"against the floor {floor}")
+    if rule == "words":
+        return f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor {floor}"
+    passing = ("shares only common words or words in passing with this general question, so " if
+               candidate.lexical_own > 0 else "")
     beyond = "no vector" if candidate.beyond == float("-inf") else f"{candidate.beyond:.2f} sd"
-    return (f"{verdict}: meaning only; relevance {candidate.relevance:.3f} against the floor {retrieval.FLOOR}, "
+    return (f"{verdict}: {passing}meaning only; relevance {candidate.relevance:.3f} against the floor {floor}, "
             f"and {beyond} beyond the best reference sentence against {retrieval.MEANING_MARGIN} sd")
 
 

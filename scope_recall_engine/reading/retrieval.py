@@ -418,21 +418,27 @@ def admissible(candidate: Candidate, context_floor: float | None = None) -> bool
     """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
     person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
     with other people's), or clear the floor when its shared words hold little of the query's weight (WEAK_SHARE);
-    one that shares none must clear the floor and out-score every reference sentence on
-    meaning alone (a near miss on meaning is what an unrelated message looks like). A message that asks for the
-    user's own context (``context_floor``) needs less: a plan or a recommendation rests on facts that share
-    neither words nor much meaning with it. In a general question (one that rests on nothing of the user's, and
-    names no one), words
-    among the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
+    one that shares none must clear the floor and out-score every reference sentence on meaning alone (a near miss
+    on meaning is what an unrelated message looks like). A message that asks for the user's own context
+    (``context_floor``) needs less: a plan or a recommendation rests on facts that share neither words nor much
+    meaning with it. In a general question (one that rests on nothing of the user's, and names no one), words among
+    the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
     passing (``telling_share``). An exact id always counts."""
+    rule, floor = admission(candidate, context_floor)
+    return candidate.relevance >= floor and (rule != "meaning" or candidate.beyond >= MEANING_MARGIN)
+
+
+def admission(candidate: Candidate, context_floor: float | None = None) -> tuple[str, float]:
+    """The rule that decides a candidate (``admissible``), and its floor: "exact", "context", "words" or "meaning"
+    (which also needs MEANING_MARGIN). ``explain`` prints the same rule."""
     if "exact" in candidate.lanes:
-        return True
-    if context_floor is not None and candidate.relevance >= context_floor:
-        return True
+        return "exact", 0.0
+    if context_floor is not None:  # the lowest floor: a row below it is below every other
+        return "context", context_floor
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
     if shared > 0:  # "works" in "explain how binary search works" carries little of it
-        return candidate.relevance >= (SHARED_WORDS_FLOOR if shared >= WEAK_SHARE else FLOOR)
-    return candidate.relevance >= FLOOR and candidate.beyond >= MEANING_MARGIN
+        return "words", SHARED_WORDS_FLOOR if shared >= WEAK_SHARE else FLOOR
+    return "meaning", FLOOR
 
 
 def telling_share(text: str, telling_weights: dict[str, float], lookup: bool) -> float:
