@@ -315,6 +315,7 @@ def test_doctor_finds_the_shipped_reference(db):
     ("explain recursion like I'm five", False), ("I feel like I'm coming down with something, advice?", True),
     ("I can never remember: is it affect or effect here?", False), ("I'm curious, how far is the moon?", False),
     ("I can never remember my dentist's name", True), ("I was wondering what I should cook tonight", True),
+    ("I'm bored, tell me a riddle", False), ("I'm so bored, what should I do this weekend?", True),
 ])
 def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
     assert intent.asks_for_context(message) is asks

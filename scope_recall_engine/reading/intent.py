@@ -38,8 +38,8 @@ _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|on
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
 _FRAMING = re.compile(  # "I can never remember: is it affect or effect?", "I'm curious, how far is the moon?"
     r"\bi(?:'m| am)? (?:can never|can't|cannot|never|always|keep) (?:remember(?:ing)?|forget(?:ting)?|recall)\b"
-    r"|\bi(?:'m| am) (?:just |so |a bit )?(?:curious|wondering)\b|\bi (?:was |just )?wonder(?:ed|ing)?\b",
-    re.IGNORECASE)  # how a general question is put, not what it rests on
+    r"|\bi(?:'m| am) (?:just |so |a bit |rather )?(?:curious|wondering|bored)\b|\bi (?:was |just )?wonder(?:ed|ing)?\b",
+    re.IGNORECASE)  # how a general question is put, not what it rests on ("I'm bored, tell me a joke")
 _AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
                     re.IGNORECASE)  # "explain it like I'm five": a figure of speech, not the user
 _HOW_IT_WORKS = re.compile(  # "how do magnets work?", "explain how quicksort works with an example"; not I or we
