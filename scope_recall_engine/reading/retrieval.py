@@ -478,7 +478,8 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
         mean, spread, meaning = standardized(dense_scores, hubness)
         populations[paired] = (mean, spread, np.sort(meaning + words))
         if not paired:  # the margin always takes hubness off: a row near every request would clear it for any
-            mean, spread, meaning = standardized(dense_scores, hub_weight)  # message, a general question too
+            if not hubs:  # message, a general question too (with ``hubs`` the population above already has)
+                mean, spread, meaning = standardized(dense_scores, hub_weight)
             margin, best_meaning = (mean, spread), float(meaning.max())
     hubs_of = lane.scores.hubness_of([c.row.id for c in candidates.values() if c.dense is not None]) if lane else {}
     for candidate in candidates.values():
