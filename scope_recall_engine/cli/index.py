@@ -47,7 +47,7 @@ def check_command(as_json):
 def rebuild_command(as_json):
     """Rebuild the companion from truth with the configured embedding model."""
     db = open_db()
-    total = db.execute("select count(*) from memories").fetchone()[0]
+    total = db["memories"].count
     with progress_bar("rebuilding", total) as bar:
         result = vectors.rebuild(db, progress=bar.update)
     emit(result.as_dict(), as_json, " ".join(f"{k}={v}" for k, v in result.as_dict().items()))

@@ -86,6 +86,6 @@ def open_restored(path) -> int:
     try:
         if not vectors.exists(db):
             vectors.queue_all(db)
-        return db.execute("select count(*) from memories").fetchone()[0]
+        return db["memories"].count
     finally:
         db.close()
