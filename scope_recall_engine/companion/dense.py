@@ -24,6 +24,7 @@ CANDIDATES = 50  # best rows re-verified against truth
 VECTOR_BUDGET_S = 0.5  # embedding + LanceDB; past it the vector lane is dropped and the result says degraded
 CATCH_UP_ROWS = 16  # rows a search embeds itself when they wait in the outbox (read-your-writes)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
+_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-vector")  # beside the scopes' loading
 _TERMS_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latent-terms")  # beside the query's vector
 _PRODUCTS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-products")  # half of a large scope's product
 SPLIT_ROWS = 20_000
@@ -136,22 +137,30 @@ def query_latent_terms(model_id: str, query: str) -> "np.ndarray":
     return spread
 
 
-def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], queries: list[str],
-                  as_of: bool, terms: Future | None = None) -> DenseScores:
-    """Worker thread (no SQLite): embed the query (each wording; a row scores its best), score every cached row of
-    the scopes and the reference; then collect the query's latent terms from ``terms``, place the query among the
-    kinds of need (and general requests), and score the reference on both (rows are scored on them lazily, see
-    ``DenseScores.of``)."""
+def query_vectors(model_id: str, queries: list[str]) -> "np.ndarray":
+    """The query's wordings embedded, as unit columns (embedding thread, no SQLite)."""
     import numpy as np
 
     from scope_recall_engine.companion import embedders  # lazy: llm and the weights load on first use
 
-    model, space = embedders.get_model(model_id), reference.space(model_id, directory)
-    q = reference.unit_rows(np.asarray([embedders.embed_query(model, query) for query in queries], np.float32)).T
+    model = embedders.get_model(model_id)
+    return reference.unit_rows(np.asarray([embedders.embed_query(model, query) for query in queries], np.float32)).T
+
+
+def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], query: Future, as_of: bool,
+                  terms: Future | None = None) -> DenseScores:
+    """Worker thread (no SQLite): while ``query`` is embedded (each wording; a row scores its best), find the
+    scopes' cached rows (the companion's version is checked on disk); then score them and the reference, collect
+    the query's latent terms from ``terms``, place the query among the kinds of need (and general requests), and
+    score the reference on both (rows are scored on them lazily, see ``DenseScores.of``)."""
+    import numpy as np
+
+    space = reference.space(model_id, directory)
     parts, offset = [], 0
     for scope, rows in zip(scopes, vectors.view_vectors(directory, scopes, store)):
         parts.append(Part(offset, scope, rows))
         offset += len(rows.ids)
+    q = query.result()
     sims, dense, seen, paired = [], [], [], []
     for part in (part.rows for part in parts):
         similarity = _product(part.matrix, q)  # rows x wordings
@@ -307,9 +316,10 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
 
         queries = [queries] if isinstance(queries, str) else queries
         terms = context and embedders.offers_terms(model_id)
+        vector = _EMBEDDING.submit(query_vectors, model_id, queries)
         latent = _TERMS_POOL.submit(query_latent_terms, model_id, queries[-1]) if terms else None
         future = _POOL.submit(_score_scopes, directory, vectors.database_file(db), model_id, view.scopes,
-                              queries, view.at is not None, latent)
+                              vector, view.at is not None, latent)
     except Exception as error:  # LanceDB or the reference missing or corrupt, model unavailable: lexical answers
         return Pending(status=f"{type(error).__name__}: {error}"[:200])
     return Pending(model_id, future, time.monotonic() + budget, budget, behind or "ok")
