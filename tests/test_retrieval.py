@@ -524,6 +524,44 @@ def test_a_substring_counts_inside_a_coined_word_not_inside_another_word():
     assert reference.coverage(("I listen to audiobooks on long hauls",), {"list": 1.0}) == 0.0
     assert reference.coverage(("She keeps a reading list",), {"list": 1.0}) == 1.0  # control: the word itself
     assert reference.coverage(("just finished the Stormlight Archive",), {"light": 1.0}) == 0.0  # a known word
+    assert reference.coverage(("just finished the Stormlight Archive",), {"sa": 1.0}) == 1.0  # control: its initials
+
+
+def test_a_short_form_counts_as_the_compound_or_name_it_shortens():
+    """"van" is the head of "campervan" (a compound the language does not list), "lc" and "mri" are a name's
+    initials; "pet" of "carpet" and "hole" of "keyhole" (words of their own), "light" of "Stormlight" (a name) and a
+    head written in a name ("Campervan Club") are not."""
+    from scope_recall_engine.companion import reference
+
+    assert reference.coverage(("Saving for a campervan: 9,000 pounds so far",), {"van": 1.0}) == 1.0
+    assert reference.coverage(("Saving for two campervans",), {"van": 1.0}) == 1.0
+    assert reference.coverage(("Does LeetCode daily; at 312 solved",), {"lc": 1.0}) == 1.0
+    assert reference.coverage(("She works at Manchester Royal Infirmary",), {"mri": 1.0}) == 1.0
+    assert reference.coverage(("Follows Inverness Caledonian Thistle",), {"ict": 1.0}) == 1.0  # within a longer run
+    assert reference.coverage(("A new carpet in the hall",), {"pet": 1.0}) == 0.0
+    assert reference.coverage(("Had keyhole surgery on his knee",), {"hole": 1.0}) == 0.0
+    assert reference.coverage(("Joined the Campervan Club",), {"van": 1.0}) == 0.0
+    assert reference.coverage(("Does leetcode daily",), {"lc": 1.0}) == 0.0  # no name in it, so no initials
+
+
+def test_a_question_in_short_forms_is_answered_and_a_general_question_is_not(db):
+    """The user types "van" for the campervan they save for and "lc" for LeetCode: each is answered. Control: the
+    same store recalls nothing for general questions whose word is the head of a listed compound ("light" of
+    "headlight", "hole" of "keyhole")."""
+    from scope_recall_engine.truth.scope import Identity
+
+    who = Identity(user="doug", chat="chat-1")
+    facts = {"van": "Saving for a campervan: about 9,000 pounds put aside towards a 20,000 pound target.",
+             "lc": "Does LeetCode daily; at 312 solved and aiming for 500 before placements.",
+             "eyes": "Wears varifocals and oncoming headlight glare at night bothers him a lot.",
+             "knee": "Had keyhole surgery on his right knee in 2022; kneeling hurts.",
+             "tea": "Drinks builder's tea with two sugars."}
+    ids = _fill(db, who, facts)
+    view = View(who.accessible())
+    assert _ids(retrieval.search(db, view, "van fund. how far off", 3))[:1] == [ids["van"]]
+    assert ids["lc"] in _ids(retrieval.search(db, view, "how many lc problems had i done", 3))
+    for question in ("what is the speed of light?", "what is a black hole?"):
+        assert _ids(retrieval.search(db, view, question, 3)) == [], question
 
 
 def test_a_coding_question_does_not_recall_a_memory_for_a_word_inside_another(db, alice):

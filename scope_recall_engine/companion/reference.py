@@ -90,12 +90,33 @@ def form_stems(term: str) -> frozenset[str]:
 
 def coverage(texts: tuple[str, ...], term_weights: dict[str, float]) -> float:
     """Share of the query's weight that these texts hold together: word stems (of the term or a word of the same
-    role), or a coined term of 4+ characters inside a coined word ("postgres" in "PostgreSQL"; not "list" in
-    "listen" or "light" in "Stormlight")."""
-    stems = set().union(*(stems_of(text) for text in texts))
+    role), a short form of a word or name (``short_forms``: "van" of "campervan", "lc" of "LeetCode"), or a coined
+    term of 4+ characters inside a coined word ("postgres" in "PostgreSQL"; not "list" in "listen" or "light" in
+    "Stormlight")."""
+    stems = set().union(*(stems_of(text) for text in texts), *(short_forms(text) for text in texts))
     found = sum(w for term, w in term_weights.items()
                 if not stems.isdisjoint(form_stems(term)) or (len(term) >= 4 and _inside_coined(term, texts)))
     return found / (sum(term_weights.values()) or 1.0)
+
+
+CAPITALIZED = re.compile(r"\b(?:[A-Z][a-z]+[ -])+[A-Z][a-z]+\b")  # a name in words: "Manchester Royal Infirmary"
+CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")  # a name in one word: "LeetCode", "YouTube"
+PART = re.compile(r"[A-Z][a-z]+")
+
+
+@functools.lru_cache(maxsize=16384)
+def short_forms(text: str) -> frozenset[str]:
+    """What people call a text's compounds and names for short: the head of a compound the language does not list
+    at all, written in lower case, whose parts it knows ("van" of "campervan"; not "pet" of "carpet" nor "hole" of
+    "keyhole", words of their own, nor "light" of "Stormlight", a name); and a name's initials ("lc" of "LeetCode",
+    "mri" of "Manchester Royal Infirmary")."""
+    heads = {stem(word[split:]) for word in WORD.findall(text) if word.islower() and _frequency(word) == UNSEEN_ZIPF
+             for split in range(3, len(word) - 2)
+             if _frequency(word[:split]) >= KNOWN_ZIPF and _frequency(word[split:]) >= KNOWN_ZIPF}
+    initials = ["".join(part[0] for part in PART.findall(name)).lower()  # of each run of two or more of its words
+                for name in CAPITALIZED.findall(text) + CAMEL.findall(text)]
+    return frozenset(heads | {letters[start:end] for letters in initials
+                              for start in range(len(letters)) for end in range(start + 2, len(letters) + 1)})
 
 
 def _inside_coined(term: str, texts: tuple[str, ...]) -> bool:
