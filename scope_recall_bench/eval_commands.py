@@ -47,13 +47,14 @@ def negative_command(update, as_json):
 @click.option("--drain", is_flag=True, help="Run index drain before the messages (for comparison).")
 @click.option("--misses", is_flag=True, help="List each message whose packet missed, and each unrelated leak.")
 @click.option("--embedding-model", help="llm embedding model id for the temporary store (default: the product's).")
+@click.option("--typos", is_flag=True, help="Give each message one typo (its longest word, middle letters swapped).")
 @json_option
-def personal_command(fixture, drain, misses, embedding_model, as_json):
+def personal_command(fixture, drain, misses, embedding_model, typos, as_json):
     """Recall in small personal stores (default: the packaged personal.json): hit@1, hit@3, all-wanted@3 per split
     and kind, the unrelated-leak rate and cross-user hits, through the recall packet with abstention on."""
     from scope_recall_bench.eval_personal import personal, table
 
-    report = personal(fixture, drain=drain, model=embedding_model, misses=misses)
+    report = personal(fixture, drain=drain, model=embedding_model, misses=misses, typos=typos)
     emit(report, as_json, table(report))
 
 

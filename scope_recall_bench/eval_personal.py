@@ -10,13 +10,14 @@ with no ``index drain`` first unless asked: read-your-writes is the product's jo
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from scope_recall_bench.evals import FIXTURES
 from scope_recall_engine import config
-from scope_recall_engine.companion import vectors
+from scope_recall_engine.companion import reference, vectors
 from scope_recall_engine.errors import InvalidInput
 from scope_recall_engine.reading import recall, retrieval
 from scope_recall_engine.truth.principals import agent, human
@@ -48,6 +49,18 @@ def read_fixture(path: str | Path | None = None) -> list[dict]:
     if len({p["user"] for p in personas}) != len(personas):
         raise InvalidInput(f"{path}: two personas share a user id")
     return personas
+
+
+def with_typo(text: str) -> str:
+    """The message as a hurried user types it: its longest word of six or more letters that the language knows,
+    with its middle two letters swapped ("daughter" -> "dauhgter"); unchanged when it has none."""
+    known = [word for word in re.findall(r"[A-Za-z]{6,}", text) if reference.zipf().get(word.lower(), 0.0)
+             >= reference.KNOWN_ZIPF]
+    if not known:
+        return text
+    word = max(known, key=len)
+    middle = len(word) // 2 - 1
+    return text.replace(word, word[:middle] + word[middle + 1] + word[middle] + word[middle + 2:], 1)
 
 
 def _check(persona: dict) -> None:
@@ -220,9 +233,12 @@ def feedback_effect(db, stored: list[Stored], rows: list[dict]) -> dict:
 
 
 def personal(path: str | Path | None = None, *, drain: bool = False, model: str | None = None,
-             misses: bool = False) -> dict:
-    """Load the fixture into a fresh store and measure recall per split and kind, plus cross-user hits."""
+             misses: bool = False, typos: bool = False) -> dict:
+    """Load the fixture into a fresh store and measure recall per split and kind, plus cross-user hits; with
+    ``typos``, each of the fixture's messages carries one (``with_typo``)."""
     personas = read_fixture(path)
+    for message in (message for persona in personas for message in persona["messages"] if typos):
+        message["text"] = with_typo(message["text"])
     with tempfile.TemporaryDirectory(prefix="scope-recall-personal-") as tmp:
         db_path = Path(tmp) / "personal.sqlite3"
         if model:
@@ -242,7 +258,8 @@ def personal(path: str | Path | None = None, *, drain: bool = False, model: str 
             embedding_model = vectors.model_id(db)
         finally:
             db.close()
-    report = {"fixture": str(path or DEFAULT_FIXTURE), "drained": drain, "embedding_model": embedding_model,
+    report = {"fixture": str(path or DEFAULT_FIXTURE), "drained": drain, "typos": typos,
+              "embedding_model": embedding_model,
               "personas": len(personas), "memories": sum(len(p["memories"]) for p in personas),
               "messages": len(rows), "degraded": sum(row["degraded"] for row in rows),
               "overall": summarize(rows),
@@ -270,7 +287,8 @@ def feedback_line(effect: dict) -> str:
 def table(report: dict) -> str:
     """The report as text: one line per split and kind, then leaks, cross-user hits and (if asked) the misses."""
     lanes = "index drained first" if report["drained"] else "no manual drain (read-your-writes)"
-    lines = [f"personal recall, abstention on, {lanes}, embedder {report['embedding_model']}: "
+    typed = ", one typo in each message" if report["typos"] else ""
+    lines = [f"personal recall, abstention on, {lanes}{typed}, embedder {report['embedding_model']}: "
              f"{report['personas']} personas, {report['memories']} memories, {report['messages']} messages",
              f"{'split':<8} {'kind':<8} {'n':>3} {'answered':>8} " + " ".join(f"{m:>13}" for m in WANTED_METRICS)]
     for split in ("overall", *SPLITS):

@@ -188,3 +188,16 @@ def test_the_before_and_after_feedback_figure(tmp_path):
     assert effect["wanted_first_before"] == 1 and effect["lifecycles_changed"] == 0  # b.q1 is the control
     assert effect["unwanted_first_after"] <= effect["unwanted_first_before"]
     assert "feedback: 1 memories ranked first but unwanted" in eval_personal.table(report)
+
+
+def test_typos_give_each_message_one_and_the_report_says_so(tmp_path, monkeypatch):
+    """``--typos`` swaps the middle letters of each message's longest known word; a message without one is kept."""
+    assert eval_personal.with_typo("how old is my daughter") == "how old is my dauhgter"
+    assert eval_personal.with_typo("where is the theremin?") == "where is the theremin?"  # control: no known word
+    assert eval_personal.with_typo("capital of Peru") == "caiptal of Peru"
+    asked, probe = [], eval_personal.probe
+    monkeypatch.setattr(eval_personal, "probe", lambda db, view, text: asked.append(text) or probe(db, view, text))
+    report = personal(_write(tmp_path, TINY), model=HASH_MODEL_ID, typos=True)
+    assert report["typos"] and report["messages"] == 5
+    assert {"theremin", "what shuold Pistachio eat?", "caiptal of Peru"} <= set(asked)
+    assert "what should Pistachio eat?" not in asked and "capital of Peru" not in asked

@@ -564,6 +564,32 @@ def test_a_question_in_short_forms_is_answered_and_a_general_question_is_not(db)
         assert _ids(retrieval.search(db, view, question, 3)) == [], question
 
 
+def test_a_mistyped_word_is_read_as_the_word_it_meant():
+    """One edit after the first letter, to the language's most frequent known word; a known word, its plural, a
+    short clipping, a name near no word and a first letter are kept as typed."""
+    from scope_recall_engine.companion import reference
+
+    assert [reference.spelled(typed) for typed in ("dauhgter", "anniversery", "alergy", "febuary", "commmute")] == [
+        "daughter", "anniversary", "allergy", "february", "commute"]
+    for kept in ("daughter", "beagles", "tmrw", "xiomara", "nessie", "levothyroxine", "große"):
+        assert reference.spelled(kept) is None, kept
+
+
+def test_a_question_with_a_typo_finds_the_memory_by_its_word(db, alice, monkeypatch):
+    """On words alone (lexical-only), "anniversery" finds the anniversary; control: without the reading of
+    typos it finds nothing, while the word spelled right does."""
+    from scope_recall_engine.companion import reference
+
+    ids = _fill(db, alice, {"wedding": "Their wedding anniversary is on 22 September.",
+                            "dog": "Has a border collie called Bran."}, drain=False)
+    view = View(alice.accessible())
+    typed = "when is our anniversery?"
+    assert _ids(retrieval.search(db, view, typed, 3, use_vectors=False)) == [ids["wedding"]]
+    monkeypatch.setattr(reference, "spelled", lambda term: None)
+    assert _ids(retrieval.search(db, view, typed, 3, use_vectors=False)) == []
+    assert _ids(retrieval.search(db, view, "when is our anniversary?", 3, use_vectors=False)) == [ids["wedding"]]
+
+
 def test_a_coding_question_does_not_recall_a_memory_for_a_word_inside_another(db, alice):
     listen = lifecycle.store(db, alice, "memory", "I listen to fantasy audiobooks on long hauls", ME).id
     lifecycle.store(db, alice, "memory", "Alice drinks green tea every morning", ME)

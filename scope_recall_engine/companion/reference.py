@@ -76,6 +76,32 @@ def weights(terms: list[str], store_counts: dict[str, int], store_size: int) -> 
     return blended
 
 
+SPELLED_LENGTH = 6  # shorter unknown words are more often clippings ("tmrw") than typos, and have many neighbours
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@functools.lru_cache(maxsize=16384)
+def spelled(term: str) -> str | None:
+    """The word a mistyped term most likely meant: the language's most frequent known word one edit away after its
+    first letter (a letter dropped, doubled, swapped or wrong: "dauhgter", "febuary", "anniversery"), or None when
+    the term (or its stem, or its singular: "beagles") is a word of the language, short, not plain letters, or near
+    no known word."""
+    try:
+        table = zipf()
+    except ConfigError:  # without the table, recall is degraded to the words as typed (and says so)
+        return None
+    if (len(term) < SPELLED_LENGTH or not (term.isascii() and term.isalpha())
+            or {term, stem(term), term.removesuffix("s")} & table.keys()):
+        return None
+    splits = [(term[:i], term[i:]) for i in range(1, len(term) + 1)]  # people seldom mistype the first letter
+    edits = ({left + right[1:] for left, right in splits if right}
+             | {left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1}
+             | {left + letter + right[1:] for left, right in splits if right for letter in LETTERS}
+             | {left + letter + right for left, right in splits for letter in LETTERS})
+    known = [(table[edit], edit) for edit in edits if table.get(edit, 0.0) >= KNOWN_ZIPF]
+    return max(known)[1] if known else None
+
+
 def forms(term: str) -> tuple[str, ...]:
     """The term and the words that count as it: those that name the same role ("boss": "manager", "supervisor"),
     or the word it clips ("sems": "semester")."""

@@ -338,11 +338,15 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
+    typed = {term: meant for term in terms if not counts.get(term) and (meant := reference.spelled(term))}
+    if typed:  # a mistyped word no memory holds ("dauhgter"): the word it meant, counted like any other
+        terms = list(dict.fromkeys(typed.get(term, term) for term in terms))
+        counts |= document_counts(db, view, list(typed.values()), since)
     try:
         weights, broken, telling = reference.weights(terms, counts, size), None, reference.uncommon(terms)
     except ConfigError as error:  # the background table is missing: equal weights, and the result says so below
         weights, broken, telling = dict.fromkeys(terms, 1.0), error, set(terms)
-    owned = owned_words(query)
+    owned = {typed.get(word, word) for word in owned_words(query)}
     weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
     asks = asks_for_context(query)  # by its words: associative evidence (latent terms) counts too
     pending = dense.start(db, view, wordings(query, names, common), budget, context=asks) if use_vectors else None
