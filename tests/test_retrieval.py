@@ -590,6 +590,19 @@ def test_a_question_with_a_typo_finds_the_memory_by_its_word(db, alice, monkeypa
     assert _ids(retrieval.search(db, view, "when is our anniversary?", 3, use_vectors=False)) == [ids["wedding"]]
 
 
+def test_the_vector_lane_embeds_the_message_as_meant(db, alice, monkeypatch):
+    """A typo is read as the word it meant in the message the vector lane embeds too (the typo's tokens mean little
+    to the embedder); a message spelled right, and a name the store holds, are embedded as typed."""
+    _fill(db, alice, {"kirsty": "Daughter Kirsty (26) lives in Edinburgh."}, drain=False)
+    embedded, start = [], dense.start
+    monkeypatch.setattr(dense, "start", lambda db, view, queries, *args, **kwargs: embedded.append(queries)
+                        or start(db, view, queries, *args, **kwargs))
+    view = View(alice.accessible())
+    for typed in ("How old is my dauhgter?", "How old is my daughter?", "Where does Kirsty live?"):
+        retrieval.search(db, view, typed, 3)
+    assert embedded == [["How old is my daughter?"], ["How old is my daughter?"], ["Where does Kirsty live?"]]
+
+
 def test_a_coding_question_does_not_recall_a_memory_for_a_word_inside_another(db, alice):
     listen = lifecycle.store(db, alice, "memory", "I listen to fantasy audiobooks on long hauls", ME).id
     lifecycle.store(db, alice, "memory", "Alice drinks green tea every morning", ME)

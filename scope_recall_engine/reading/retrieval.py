@@ -349,7 +349,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     owned = {typed.get(word, word) for word in owned_words(query)}
     weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
     asks = asks_for_context(query)  # by its words: associative evidence (latent terms) counts too
-    pending = dense.start(db, view, wordings(query, names, common), budget, context=asks) if use_vectors else None
+    meant = _WORD.sub(lambda word: typed.get(word.group(0).lower(), word.group(0)), query) if typed else query
+    pending = dense.start(db, view, wordings(meant, names, common), budget, context=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
     word_shares(db, candidates, weights)  # still meanwhile
