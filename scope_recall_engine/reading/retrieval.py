@@ -346,10 +346,10 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         weights, broken, telling = reference.weights(terms, counts, size), None, reference.uncommon(terms)
     except ConfigError as error:  # the background table is missing: equal weights, and the result says so below
         weights, broken, telling = dict.fromkeys(terms, 1.0), error, set(terms)
-    owned = {typed.get(word, word) for word in owned_words(query)}
+    meant = _WORD.sub(lambda word: typed.get(word.group(0).lower(), word.group(0)), query) if typed else query
+    owned = owned_words(meant)
     weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
     asks = asks_for_context(query)  # by its words: associative evidence (latent terms) counts too
-    meant = _WORD.sub(lambda word: typed.get(word.group(0).lower(), word.group(0)), query) if typed else query
     pending = dense.start(db, view, wordings(meant, names, common), budget, context=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
