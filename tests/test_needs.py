@@ -137,7 +137,9 @@ def test_doctor_reports_shipped_kinds_of_need_that_are_corrupt(db, tmp_path, mon
 def test_a_memory_near_every_request_is_not_recalled_for_a_general_question_on_meaning_alone(db, monkeypatch):
     """"keep answers short, I read everything on my phone while holding a baby" sits near every request, toddler
     questions included: its hubness comes off the meaning-alone margin, so a general question about toddlers recalls
-    nothing (control: without it, it recalls that memory), while a lookup in the same store still answers."""
+    nothing (control: without it, it recalls that memory), while a lookup in the same store still answers. The
+    question also asks why, which the world answers (``intent.explains``): that rule is set aside here."""
+    monkeypatch.setattr(retrieval, "explains", lambda message: False)
     who = Identity(user="priya", chat="chat-1")
     texts = ['"pls keep answers short, I read everything on my phone one-handed while holding a baby"',  # her words
              "Her manager is Hannah Liu.", "They have an elderly tabby cat named Pickle.",

@@ -9,6 +9,7 @@ from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, vectors
 from scope_recall_engine.reading import intent, retrieval
 from scope_recall_engine.truth.principals import agent, human
+from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import lifecycle
 
@@ -371,6 +372,7 @@ def test_how_something_works_is_a_general_question_not_one_about_where_the_user_
     assert _ids(retrieval.search(db, view, "when do I work this week?")) == [ids["shifts"]]
     monkeypatch.setattr(retrieval, "frame_words", lambda message: set())  # "works" is less common than "work"
     monkeypatch.setattr(retrieval, "GENERAL_SHARE", 0.0)  # ... and here no word in passing
+    monkeypatch.setattr(retrieval, "explains", lambda message: False)  # ... nor an explanation the world gives
     assert _ids(retrieval.search(db, view, "explain how a transistor works")) == [ids["shifts"]]
 
 
@@ -694,6 +696,65 @@ def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(messa
     ("why does my back hurt after runs?", False), ("how do i set up a video call with my son", False),
     ("I need another word for annoyed", True), ("i need a synonym for 'overwhelmed'", True),
     ("useful phrases to learn before my trip", False),
+    ("My friend say autumn eggplant not give to wife. Old saying. It is true?", True),
+    ("Neighbour claims the Great Wall is visible from space. True?", True),
+    ("nanay says her sugar is 220 this morning before eating, she already took her meds. what she should do", False),
+    ("I'm on my break and a bit bored. Could you tell me a clean joke?", True),
 ])
 def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
     assert intent.about_the_world(message) is about_the_world
+
+
+@pytest.mark.parametrize(("message", "world"), [
+    ("why do cows have four stomachs", True), ("How long koi can live? Longest in world?", True),
+    ("What's the difference between a registrar and a bursar at a university?", True),
+    ("tell me a joke about photographers", True), ("how do you say thank you in japanese?", True),
+    ("how does compound interest work with monthly deposits?", True),
+    ("When does mating kick off this year?", False), ("what does thabo do for work? someone at choir asked", False),
+    ("whats the name of the plumber with the cheapest quote", False), ("how old is Ari now?", False),
+    ("van fund. how far off", False), ("when is the twins' birthday?", False),
+])
+def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
+    assert intent.explains(message) is world
+
+
+FARM = {"herd": "Tane milks about 420 cows (mostly Friesian-Jersey crossbreds) through a 40-bale rotary shed.",
+        "dogs": "Farm dogs: Bess (huntaway, 9) and Tui (heading dog, 3).",
+        "mating": "Mating starts on 20 October this year, with AI for the first five weeks.",
+        "coriander": "\"Don't send me anything with coriander in it, tastes like soap to me.\""}
+
+
+def test_a_general_question_on_the_users_topic_that_the_world_answers_recalls_nothing(db, monkeypatch):
+    """A dairy farmer asking "why do cows have four stomachs" wants what the world knows: nothing of theirs is
+    recalled, while "how many cows do I milk?" and "when does mating kick off?" (particulars of their life, in the
+    same store) are answered; with the rule set aside, the herd memory clears the meaning-alone margin (it
+    matters)."""
+    tane = Identity(user="7391046628", platform="telegram", chat="7391046628")
+    ids = _fill(db, tane, FARM)
+    view, why = View(tane.accessible()), "why do cows have four stomachs"
+    assert retrieval.search(db, view, why).hits == []
+    assert _ids(retrieval.search(db, view, "how many cows do I milk?"))[:1] == [ids["herd"]]
+    assert _ids(retrieval.search(db, view, "When does mating kick off this year?"))[:1] == [ids["mating"]]
+    monkeypatch.setattr(retrieval, "explains", lambda message: False)
+    assert _ids(retrieval.search(db, view, why)) == [ids["herd"]]
+
+
+def test_a_common_word_or_a_language_that_opens_the_users_memories_names_no_one(db):
+    """"One can of beer on Saturdays" and "English class on Tuesdays" do not make "one" or "English" the user's
+    name (a name is said as "the user" and lifts the question out of the general ones), while "Kenji", which opens
+    most of his memories, still is (control, same store)."""
+    kenji = Identity(user="kenji-osaka", chat="c1")
+    _fill(db, kenji, {"beer": "One can of beer on Saturdays only.", "tea": "One cup of green tea after lunch.",
+                      "class": "English conversation class every Tuesday at 10:00.",
+                      "diary": "Keeps an English diary: three sentences every night.",
+                      "age": "Kenji is 68 and retired in 2022.", "walk": "Kenji walks along the river every morning.",
+                      "koi": "Kenji keeps 7 koi in a pond in the back garden."}, drain=False)
+    view = View(kenji.accessible())
+
+    def names(query):
+        since, size = retrieval.word_window(db, view)
+        counts = retrieval.document_counts(db, view, retrieval.query_terms(query, content_only=True), since)
+        return retrieval.user_names_in(db, view, query, counts, size)[0]
+
+    assert names("Tell me one joke. Easy English please.") == set()
+    assert names("where does Kenji walk every morning?") == {"kenji"}

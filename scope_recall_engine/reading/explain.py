@@ -32,18 +32,20 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
     floor = retrieval.CONTEXT_FLOOR if found.rests_on_user else None
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
-            "candidates": [_candidate(rank, c, floor) for rank, c in enumerate(found.candidates[:limit], 1)],
+            "asks_the_world": found.asks_the_world,
+            "candidates": [_candidate(rank, c, floor, found.asks_the_world)
+                           for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
-def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None) -> dict:
-    admitted = retrieval.admissible(candidate, context_floor)
+def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None, world: bool) -> dict:
+    admitted = retrieval.admissible(candidate, context_floor, world)
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
-            "trust": round(candidate.trust, 4), "admitted": admitted, "why": why(candidate, admitted, context_floor)}
+            "trust": round(candidate.trust, 4), "admitted": admitted, "why": why(candidate, admitted, context_floor, world)}
 
 
 def _round(value: float | None) -> float | None:
@@ -51,13 +53,17 @@ def _round(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.4g}")
 
 
-def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None) -> str:
+def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None, world: bool = False
+        ) -> str:
     """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
     rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
-    rule, floor = retrieval.admission(candidate, context_floor)
+    rule, floor = retrieval.admission(candidate, context_floor, world)
     if rule == "exact":
         return "admitted: the query names this memory's id"
+    if rule == "world":
+        return ("abstained: a general question asking for an explanation, a definition or a joke is answered from "
+                "what the world knows, not from the user's memories")
     if rule == "context":
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
                 f"against the floor {floor}")

@@ -28,12 +28,20 @@ _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?"
     r"\b(?:do|does|did|why (?:are|is|was|were))\s+(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+",
     re.IGNORECASE)
-_CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it
+_CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it; someone's
+    # report alone ("nanay says her sugar is 220, what should she do") is no claim: it must be put to the test
     r"\b(?:is (?:it|that|this) true|is there anything in (?:it|that|this)|who(?:'s| is) right|settle (?:it|this)"
-    r"|(?:says|swears|insists|claims) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+)", re.IGNORECASE)
+    r"|(?:says?|said|swears?|insists?|claims?|reckons?) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+"
+    r".*\b(?:true|right|myth|legit|correct|fact)\b)", re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
     r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
     r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b", re.IGNORECASE)
+_ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's makes a joke or a fun fact better
+    r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random))\b", re.IGNORECASE)
+_EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
+    # particular of someone's life (when, where, who, which name, how much)
+    r"\b(?:why|how (?:does|do|did|is|are|was|were|can|could|would|long|come)|explain\w*|difference between"
+    r"|capital of|meaning of|stand for|how do you say|translate|define|definition of)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
 _FRAMING = re.compile(  # "I can never remember: is it affect or effect?", "I'm curious, how far is the moon?"
@@ -65,8 +73,17 @@ def about_the_world(message: str) -> bool:
     do pandas like to eat?") or how a thing is done ("how do I bake sourdough bread?"): on a topic of the user's
     kinds of need, it still rests on nothing of theirs."""
     message = message.translate(_APOSTROPHES)
-    return bool(_CLAIM.search(message) or _WORDING.search(message)) or general(message) and bool(
-        _OTHERS.search(message) or _HOW_TO.search(message))
+    return bool(_CLAIM.search(message) or _WORDING.search(message) or _ENTERTAINS.search(message)) or general(
+        message) and bool(_OTHERS.search(message) or _HOW_TO.search(message))
+
+
+def explains(message: str) -> bool:
+    """Whether the message asks for an explanation, a definition, a joke or a fact about the world ("why do cows
+    have four stomachs", "how long can koi live", "the difference between a registrar and a bursar") rather than for
+    a particular of someone's life ("when does mating kick off", "what does Thabo do for work"). Asked without
+    resting on the user, it is answered from what the world knows, however near a memory's topic it falls."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_EXPLAINS.search(message) or _ENTERTAINS.search(message))
 
 
 def owned_words(message: str) -> set[str]:

@@ -23,6 +23,7 @@ from scope_recall_engine.reading.intent import (
     about_the_world,
     asks_about_user,
     asks_for_context,
+    explains,
     frame_words,
     general,
     owned_words,
@@ -77,6 +78,7 @@ NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindi
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
 _NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|i go by|the user's name is|the user goes by"
                     r"|the user is (?:called|named))\s+([A-Z][\w'-]+)", re.IGNORECASE)  # not "her manager is called"
+_LANGUAGE = re.compile(DEMONYMS, re.IGNORECASE)
 _USER_IS = re.compile(r"\b[Tt]he user is (?!" + DEMONYMS + r"\b)([A-Z][\w'-]+)")  # "The user is Tomasz Nowak, ..."
 
 
@@ -91,6 +93,7 @@ class SearchResult:
     admitted: int = 0  # ranked candidates that pass abstention (with abstain=False, how many it would keep)
     candidates: list["Candidate"] = field(default_factory=list)  # every candidate, ranked, with its lane scores
     rests_on_user: bool = False  # whether answering the query rests on the user's own context (its floor is lower)
+    asks_the_world: bool = False  # a general question the world answers (``intent.explains``): only an id recalls
 
     def __iter__(self):
         return iter(self.hits)
@@ -303,7 +306,8 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int)
     """The query's words that name the user: a known name (``self_names``), or a name that a large share of the
     view's memories hold (they are about that person). Second: whether any of them is that common, so that
     memories holding it would all match on the name alone."""
-    common = {term for term, df in counts.items() if size >= COMMON_ROWS and df >= COMMON_SHARE * size}
+    common = {term for term, df in counts.items() if size >= COMMON_ROWS and df >= COMMON_SHARE * size
+              and not _LANGUAGE.fullmatch(term)}  # a learner's memories all say "English": no name of theirs
     known = self_names(db, view)
     spoken = [word.casefold() for word in _WORD.findall(query)]
     split = {part for pair in zip(spoken, spoken[1:]) if "".join(pair) in known for part in pair}  # "Ji-woo"
@@ -312,8 +316,10 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int)
 
 
 def _is_name(db, view: View, term: str) -> bool:
-    """Whether the view's memories write ``term`` capitalised, as a name."""
-    pattern = re.compile(rf"\b{re.escape(term.capitalize())}\b")
+    """Whether the view's memories write ``term`` capitalised, as a name: anywhere for a rare word ("Kenji is 68"),
+    inside a sentence for one of the language's commonest ("One can of beer on Saturdays" names no one)."""
+    inside = "" if reference.uncommon([term]) else r"(?<=[\w,;:] )"
+    pattern = re.compile(rf"{inside}\b{re.escape(term.capitalize())}\b")
     return any(pattern.search(hit.content) for hit in matching(db, view, [term], limit=5))
 
 
@@ -379,19 +385,20 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
-    if not names and not _CJK.search(query) and (general(query) if share is None else not context):
-        # a general question (chit-chat too: "my friend says tomatoes are fruit"): common words tell little
+    in_general = not names and not _CJK.search(query) and (general(query) if share is None else not context)
+    world = in_general and explains(query)  # "why do cows have four stomachs", asked of a dairy farmer
+    if in_general:  # a general question (chit-chat too: "my friend says tomatoes are fruit"): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         lookup = len(_WORD.findall(query)) <= LOOKUP_WORDS
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
             candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup)
-    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if context else None)]
+    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if context else None, world)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
-                        candidates=ranked, rests_on_user=context)
+                        candidates=ranked, rests_on_user=context, asks_the_world=world)
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],
@@ -419,7 +426,7 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
     return candidates, lanes
 
 
-def admissible(candidate: Candidate, context_floor: float | None = None) -> bool:
+def admissible(candidate: Candidate, context_floor: float | None = None, world: bool = False) -> bool:
     """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
     person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
     with other people's), or clear the floor when its shared words hold little of the query's weight (WEAK_SHARE);
@@ -428,16 +435,20 @@ def admissible(candidate: Candidate, context_floor: float | None = None) -> bool
     (``context_floor``) needs less: a plan or a recommendation rests on facts that share neither words nor much
     meaning with it. In a general question (one that rests on nothing of the user's, and names no one), words among
     the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
-    passing (``telling_share``). An exact id always counts."""
-    rule, floor = admission(candidate, context_floor)
+    passing (``telling_share``), and one that asks for an explanation, a definition or a joke (``world``) is answered
+    from what the world knows: nothing of the user's is recalled for it. An exact id always counts."""
+    rule, floor = admission(candidate, context_floor, world)
     return candidate.relevance >= floor and (rule != "meaning" or candidate.beyond >= MEANING_MARGIN)
 
 
-def admission(candidate: Candidate, context_floor: float | None = None) -> tuple[str, float]:
-    """The rule that decides a candidate (``admissible``), and its floor: "exact", "context", "words" or "meaning"
-    (which also needs MEANING_MARGIN). ``explain`` prints the same rule."""
+def admission(candidate: Candidate, context_floor: float | None = None, world: bool = False
+              ) -> tuple[str, float]:
+    """The rule that decides a candidate (``admissible``), and its floor: "exact", "world" (a floor no relevance
+    reaches), "context", "words" or "meaning" (which also needs MEANING_MARGIN). ``explain`` prints the same rule."""
     if "exact" in candidate.lanes:
         return "exact", 0.0
+    if world:
+        return "world", float("inf")
     if context_floor is not None:  # the lowest floor: a row below it is below every other
         return "context", context_floor
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
