@@ -45,7 +45,8 @@ def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float |
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
-            "trust": round(candidate.trust, 4), "admitted": admitted, "why": why(candidate, admitted, context_floor, world)}
+            "trust": round(candidate.trust, 4), "admitted": admitted,
+            "why": why(candidate, admitted, context_floor, world)}
 
 
 def _round(value: float | None) -> float | None:
