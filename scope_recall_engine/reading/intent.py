@@ -25,8 +25,10 @@ _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's
     r"|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
     r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|again|remind me)\b", re.IGNORECASE)
-_OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?"
-    r"\b(?:do|does|did|why (?:are|is|was|were))\s+(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+",
+_OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?": do as
+    # a question's auxiliary, opening it or after its wh-word, not the verb of "what is best to do with it"
+    r"(?:^|[.?!,;:]\s*|\b(?:what|why|how(?:\s+\w+)?|when|where|which|who)\s+)(?:do|does|did)\s+"
+    r"(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+|\bwhy (?:are|is|was|were)\s+\w+",
     re.IGNORECASE)
 _CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it; someone's
     # report alone ("nanay says her sugar is 220, what should she do") is no claim: it must be put to the test
