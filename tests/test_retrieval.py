@@ -700,6 +700,8 @@ def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(messa
     ("Neighbour claims the Great Wall is visible from space. True?", True),
     ("nanay says her sugar is 220 this morning before eating, she already took her meds. what she should do", False),
     ("I'm on my break and a bit bored. Could you tell me a clean joke?", True),
+    ("I read that cats can't taste sweet things. true?", True),
+    ("I heard babies are born without kneecaps, true?", True),
 ])
 def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
     assert intent.about_the_world(message) is about_the_world
@@ -713,6 +715,7 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("When does mating kick off this year?", False), ("what does thabo do for work? someone at choir asked", False),
     ("whats the name of the plumber with the cheapest quote", False), ("how old is Ari now?", False),
     ("van fund. how far off", False), ("when is the twins' birthday?", False),
+    ("how do I get the dog to settle when the baby is screaming", False), ("how do magnets work?", True),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 CANDIDATES = 50  # best rows re-verified against truth
 VECTOR_BUDGET_S = 0.5  # embedding + LanceDB; past it the vector lane is dropped and the result says degraded
-CATCH_UP_ROWS = 16  # rows a search embeds itself when they wait in the outbox (read-your-writes)
+CATCH_UP_ROWS = 32  # rows a search embeds itself when they wait in the outbox (read-your-writes): an import of
+# a conversation's worth of memories is found by meaning at once (about 75 ms a row on one core)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
 _EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-vector")  # beside the scopes' loading
 _TERMS_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latent-terms")  # beside the query's vector

@@ -33,7 +33,7 @@ _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why a
 _CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it; someone's
     # report alone ("nanay says her sugar is 220, what should she do") is no claim: it must be put to the test
     r"\b(?:is (?:it|that|this) true|is there anything in (?:it|that|this)|who(?:'s| is) right|settle (?:it|this)"
-    r"|(?:says?|said|swears?|insists?|claims?|reckons?) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+"
+    r"|(?:says?|said|swears?|insists?|claims?|reckons?|read|heard) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+"
     r".*\b(?:true|right|myth|legit|correct|fact)\b)", re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
     r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
@@ -42,7 +42,8 @@ _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's m
     r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random))\b", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
-    r"\b(?:why|how (?:does|do|did|is|are|was|were|can|could|would|long|come)|explain\w*|difference between"
+    r"\b(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
+    r"|difference between"
     r"|capital of|meaning of|stand for|how do you say|translate|define|definition of)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
