@@ -702,6 +702,8 @@ def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(messa
     ("I'm on my break and a bit bored. Could you tell me a clean joke?", True),
     ("I read that cats can't taste sweet things. true?", True),
     ("I heard babies are born without kneecaps, true?", True),
+    ("I can never remember: is it affect or effect here?", True), ("should I say 'fewer' or 'less'?", True),
+    ("is it safe to run with a cold?", False),
 ])
 def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
     assert intent.about_the_world(message) is about_the_world

@@ -37,7 +37,9 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
     r".*\b(?:true|right|myth|legit|correct|fact)\b)", re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
     r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
-    r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b", re.IGNORECASE)
+    r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b"
+    r"|\b(?:is it|should i (?:say|write|use)) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?(?: here| there)?\s*\?",
+    re.IGNORECASE)  # ... or which of two words to use ("is it affect or effect here?")
 _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's makes a joke or a fun fact better
     r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random))\b", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
