@@ -704,6 +704,9 @@ def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(messa
     ("I heard babies are born without kneecaps, true?", True),
     ("I can never remember: is it affect or effect here?", True), ("should I say 'fewer' or 'less'?", True),
     ("is it safe to run with a cold?", False),
+    ("I'm pretty sure the Yukon River empties into the Bering Sea, right?", True),
+    ("I'm pretty sure my physio is on Friday, right?", False),
+    ("whats normal range of potassium for adult, mind blank lol", True),
 ])
 def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
     assert intent.about_the_world(message) is about_the_world
@@ -718,6 +721,9 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("whats the name of the plumber with the cheapest quote", False), ("how old is Ari now?", False),
     ("van fund. how far off", False), ("when is the twins' birthday?", False),
     ("how do I get the dog to settle when the baby is screaming", False), ("how do magnets work?", True),
+    ("Who wrote Bodas de sangre?", True), ("how many hours of daylight does Whitehorse get in December", True),
+    ("What's the normal adult reference range for serum potassium?", True),
+    ("if i avg $14 a ride how many rides do i need to make $400", False),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world

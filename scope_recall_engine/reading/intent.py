@@ -34,7 +34,10 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
     # report alone ("nanay says her sugar is 220, what should she do") is no claim: it must be put to the test
     r"\b(?:is (?:it|that|this) true|is there anything in (?:it|that|this)|who(?:'s| is) right|settle (?:it|this)"
     r"|(?:says?|said|swears?|insists?|claims?|reckons?|read|heard) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+"
-    r".*\b(?:true|right|myth|legit|correct|fact)\b)", re.IGNORECASE)
+    r".*\b(?:true|right|myth|legit|correct|fact)\b"
+    r"|\b(?:i'm|i am) (?:pretty |fairly |quite )?(?:sure|certain) (?:that )?(?!(?:i|i'm|my|we|our)\b)\w+"
+    r".*\bright\s*\?)",
+    re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
     r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
     r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b"
@@ -45,7 +48,9 @@ _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's m
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"\b(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
-    r"|difference between"
+    r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won)"
+    r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
+    r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range"
     r"|capital of|meaning of|stand for|how do you say|translate|define|definition of)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
@@ -79,7 +84,7 @@ def about_the_world(message: str) -> bool:
     kinds of need, it still rests on nothing of theirs."""
     message = message.translate(_APOSTROPHES)
     return bool(_CLAIM.search(message) or _WORDING.search(message) or _ENTERTAINS.search(message)) or general(
-        message) and bool(_OTHERS.search(message) or _HOW_TO.search(message))
+        message) and bool(_OTHERS.search(message) or _HOW_TO.search(message) or _EXPLAINS.search(message))
 
 
 def explains(message: str) -> bool:
