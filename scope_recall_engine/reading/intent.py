@@ -41,16 +41,25 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
     r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
     r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b"
-    r"|\b(?:is it|should i (?:say|write|use)) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?(?: here| there)?\s*\?",
+    r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
+    r"|\bshould i (?:say|write|use) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?",
     re.IGNORECASE)  # ... or which of two words to use ("is it affect or effect here?")
-_ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's makes a joke or a fun fact better
-    r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random))\b", re.IGNORECASE)
+_ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's makes a joke or a fun fact better,
+    # nor a poem about the sea (one for "my wife" is about her)
+    r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random)"
+    r"|(?:poem|limerick|haiku|sonnet|story|song) about (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
+_SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "how many ounces in a pound?"
+    r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[\d.,]+\s*(?:%\s*of|x|\*|\+|-|/|times|plus|minus"
+    r"|divided by)\s*[$€£]?[\d.,]+\W*$|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+",
+    re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"\b(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
     r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won)"
     r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
-    r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range"
+    r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
+    r"|the (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
+    r"|how (?!(?:i|we|my|our)\b)\w+ works?\b"
     r"|capital of|meaning of|stand for|how do you say|translate|define|definition of)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
@@ -88,12 +97,14 @@ def about_the_world(message: str) -> bool:
 
 
 def explains(message: str) -> bool:
-    """Whether the message asks for an explanation, a definition, a joke or a fact about the world ("why do cows
-    have four stomachs", "how long can koi live", "the difference between a registrar and a bursar") rather than for
+    """Whether the message asks for an explanation, a definition, a joke, a sum, a claim checked or a word, a fact
+    about the world ("why do cows have four stomachs", "how long can koi live", "the difference between a registrar
+    and a bursar", "15% of 340?", "my friend says tomatoes are fruit, is that true?") rather than for
     a particular of someone's life ("when does mating kick off", "what does Thabo do for work"). Asked without
     resting on the user, it is answered from what the world knows, however near a memory's topic it falls."""
     message = message.translate(_APOSTROPHES)
-    return bool(_EXPLAINS.search(message) or _ENTERTAINS.search(message))
+    return bool(_EXPLAINS.search(message) or _ENTERTAINS.search(message) or _SUM.search(message)
+                or _CLAIM.search(message) or _WORDING.search(message))
 
 
 def owned_words(message: str) -> set[str]:
