@@ -92,8 +92,8 @@ def about_the_world(message: str) -> bool:
     do pandas like to eat?") or how a thing is done ("how do I bake sourdough bread?"): on a topic of the user's
     kinds of need, it still rests on nothing of theirs."""
     message = message.translate(_APOSTROPHES)
-    return bool(_CLAIM.search(message) or _WORDING.search(message) or _ENTERTAINS.search(message)) or general(
-        message) and bool(_OTHERS.search(message) or _HOW_TO.search(message) or _EXPLAINS.search(message))
+    return _asked_of_anyone(message) or general(message) and bool(
+        _OTHERS.search(message) or _HOW_TO.search(message) or _EXPLAINS.search(message))
 
 
 def explains(message: str) -> bool:
@@ -103,8 +103,13 @@ def explains(message: str) -> bool:
     a particular of someone's life ("when does mating kick off", "what does Thabo do for work"). Asked without
     resting on the user, it is answered from what the world knows, however near a memory's topic it falls."""
     message = message.translate(_APOSTROPHES)
-    return bool(_EXPLAINS.search(message) or _ENTERTAINS.search(message) or _SUM.search(message)
-                or _CLAIM.search(message) or _WORDING.search(message))
+    return _asked_of_anyone(message) or bool(_EXPLAINS.search(message))
+
+
+def _asked_of_anyone(message: str) -> bool:
+    """A claim to check, a question about words, a joke or a sum: the world answers it, whoever asks and however
+    they put it."""
+    return any(pattern.search(message) for pattern in (_CLAIM, _WORDING, _ENTERTAINS, _SUM))
 
 
 def owned_words(message: str) -> set[str]:
