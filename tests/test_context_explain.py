@@ -143,3 +143,15 @@ def test_explain_admits_what_search_admits_for_a_message_that_rests_on_the_user(
     assert admitted == [hit.id for hit in retrieval.search(db, _view(alice), message)]
     assert any("rests on the user" in c["why"] for c in report["candidates"] if c["admitted"])
     assert not explain(db, _view(alice), "what's the capital of Australia?")["rests_on_user"]
+
+
+def test_explain_says_a_general_question_the_world_answers_rests_on_nothing_of_the_users(db, alice):
+    """"why do cows have four stomachs" of a dairy farmer: every candidate is abstained by the world rule, and explain
+    says so; "how many cows do I milk?" in the same store is admitted (control)."""
+    herd = lifecycle.store(db, alice, "user", "Alice milks about 420 cows through a rotary shed.", OP).id
+    report = explain(db, _view(alice), "why do cows have four stomachs")
+    assert report["asks_the_world"] and report["admitted"] == 0
+    [cows] = [c for c in report["candidates"] if c["id"] == herd]
+    assert cows["why"].startswith("abstained: a general question the world answers")
+    lookup = explain(db, _view(alice), "how many cows do I milk?")
+    assert not lookup["asks_the_world"] and [c["id"] for c in lookup["candidates"] if c["admitted"]][:1] == [herd]

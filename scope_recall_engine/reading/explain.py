@@ -63,8 +63,8 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
     if rule == "exact":
         return "admitted: the query names this memory's id"
     if rule == "world":
-        return ("abstained: a general question asking for an explanation, a definition or a joke is answered from "
-                "what the world knows, not from the user's memories")
+        return ("abstained: a general question the world answers (an explanation, a fact, a sum, a joke, a claim "
+                "to check) rests on nothing of the user's")
     if rule == "context":
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
                 f"against the floor {floor}")
