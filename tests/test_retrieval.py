@@ -726,6 +726,7 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("What's the normal adult reference range for serum potassium?", True),
     ("if i avg $14 a ride how many rides do i need to make $400", False),
     ("15% of 340?", True), ("17 x 23", True), ("how many ounces in a pound?", True),
+    ("whats an 18% tip on $64.50", True), ("got 5,000 bonus from hospital!! what is best to do with it", False),
     ("I'd love a short poem about the sea", True), ("write a poem about my wife for our anniversary", False),
     ("what year did the berlin wall fall?", True), ("what's the tallest mountain in africa?", True),
     ("my friend says tomatoes are fruit, is that true?", True), ("When did Orla move to Cork?", False),

@@ -50,7 +50,8 @@ _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's m
     r"|(?:poem|limerick|haiku|sonnet|story|song) about (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
 _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "how many ounces in a pound?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[\d.,]+\s*(?:%\s*of|x|\*|\+|-|/|times|plus|minus"
-    r"|divided by)\s*[$€£]?[\d.,]+\W*$|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+",
+    r"|divided by)\s*[$€£]?[\d.,]+\W*$|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+"
+    r"|\b[\d.]+\s*% (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+",  # "an 18% tip on $64.50", "20% off £40"
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
