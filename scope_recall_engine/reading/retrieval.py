@@ -387,7 +387,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     in_general = not names and not _CJK.search(query) and (general(query) if share is None else not context)
     world = in_general and explains(query)  # "why do cows have four stomachs", asked of a dairy farmer
-    if in_general:  # a general question (chit-chat too: "my friend says tomatoes are fruit"): common words tell little
+    if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         lookup = len(_WORD.findall(query)) <= LOOKUP_WORDS
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
@@ -435,8 +435,8 @@ def admissible(candidate: Candidate, context_floor: float | None = None, world: 
     (``context_floor``) needs less: a plan or a recommendation rests on facts that share neither words nor much
     meaning with it. In a general question (one that rests on nothing of the user's, and names no one), words among
     the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
-    passing (``telling_share``), and one that asks for an explanation, a definition or a joke (``world``) is answered
-    from what the world knows: nothing of the user's is recalled for it. An exact id always counts."""
+    passing (``telling_share``), and one the world answers (``world``: an explanation, a fact, a sum, a joke, a claim
+    to check, ``intent.explains``) recalls nothing of the user's. An exact id always counts."""
     rule, floor = admission(candidate, context_floor, world)
     return candidate.relevance >= floor and (rule != "meaning" or candidate.beyond >= MEANING_MARGIN)
 
