@@ -12,12 +12,13 @@ E5 = embedders.E5_MODEL_ID
 
 
 def _link(request: str, memory: str) -> float:
-    model = embedders.get_model(E5)
     sides = needs.prototypes(E5).sides
-    asked = needs.kinds(_asked(request), sides.requests)
-    told = needs.kinds(reference.unit_rows(np.asarray(embedders.embed_passages(model, [memory]), np.float32)),
-                       sides.memories)
-    return float(told[0] @ asked[0])
+    return float(needs.memory_kinds(_told(memory), sides)[0] @ needs.request_kinds(_asked(request)[0], sides))
+
+
+def _told(memory: str) -> np.ndarray:
+    model = embedders.get_model(E5)
+    return reference.unit_rows(np.asarray(embedders.embed_passages(model, [memory]), np.float32))
 
 
 @pytest.mark.parametrize(("request_text", "needed", "not_needed"), [
@@ -41,8 +42,34 @@ def test_the_kinds_of_a_text_are_shares_that_sum_to_one():
     sides, population = needs.prototypes(E5).sides, needs.prototypes(E5).reference_kinds
     assert sides.requests.shape == sides.memories.shape == (len(needs.NEEDS), 384)
     assert sides.general.shape == (len(needs.GENERAL), 384)
-    assert population.shape == (4000, len(needs.NEEDS))
+    kinds = len(needs.EXAMPLES["kinds"])
+    assert population.shape == (4000, kinds)  # placed by the examples, one column per kind of them
     assert np.allclose(population.sum(axis=1), 1.0)
+    assert needs.request_kinds(_asked("what should I cook tonight?")[0], sides).shape == (kinds,)
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("Can you plan a dinner for eight this Saturday, Thai-ish?", True),
+    ("Allergic to prawns and crab.", False),
+    ("Her doctor wants her on a low-fat diet.", False),
+])
+def test_examples_place_by_food_what_one_description_per_kind_placed_elsewhere(text, asked):
+    """One sentence per side put this dinner plan among scheduling and these food facts among medical ones (control:
+    it still does); the examples put all three with food."""
+    sides, kinds = needs.prototypes(E5).sides, list(needs.EXAMPLES["kinds"])
+    vector = _asked(text) if asked else _told(text)
+    by_examples = needs.request_kinds(vector[0], sides) if asked else needs.memory_kinds(vector, sides)[0]
+    described = needs.kinds(vector, sides.requests if asked else sides.memories)[0]
+    assert kinds[int(by_examples.argmax())] == "food"
+    assert needs.NEEDS[int(described.argmax())] != needs.NEEDS[0]
+
+
+def test_a_text_is_close_to_a_kind_by_its_nearest_examples():
+    """A text that is one of a kind's examples is closest to that kind, and falls in it more than in all others."""
+    sides, kinds = needs.prototypes(E5).sides, list(needs.EXAMPLES["kinds"])
+    told = _told(needs.EXAMPLES["kinds"]["pets"]["memories"][0])
+    assert needs.closeness(told, sides.memory_examples, "memories")[0].argmax() == kinds.index("pets")
+    assert needs.memory_kinds(told, sides)[0, kinds.index("pets")] > 0.5
 
 
 SAM = ["Sam's manager is Olga Petrova.", "Sam has coeliac disease.", "Plays five-a-side football on Thursdays.",
@@ -58,9 +85,12 @@ SAM = ["Sam's manager is Olga Petrova.", "Sam has coeliac disease.", "Plays five
 ])
 def test_a_request_that_rests_on_the_user_falls_among_the_kinds_of_need_more_than_a_general_one(
         resting_on_the_user, general):
-    every_request = needs.prototypes(E5).every_request
-    share = needs.personal_share(_asked(resting_on_the_user)[0], every_request)
-    assert share >= retrieval.PERSONAL_SHARE > needs.personal_share(_asked(general)[0], every_request)
+    prototypes = needs.prototypes(E5)
+
+    def share(message: str) -> float:
+        return needs.personal_share(_asked(message)[0], prototypes.sides, prototypes.every_request)
+
+    assert share(resting_on_the_user) >= retrieval.PERSONAL_SHARE > share(general)
 
 
 def test_a_memory_that_resembles_every_request_is_more_of_a_hub_than_a_specific_fact():
@@ -112,7 +142,8 @@ def test_sides_missing_corrupt_or_stale_are_embedded_again_and_kept(tmp_path):
     assert sides.requests.shape[0] == sides.memories.shape[0] == len(needs.NEEDS)
     assert sides.general.shape[0] == len(needs.GENERAL)
     with np.load(kept) as stored:  # written anew, with the descriptions it was made from
-        assert list(stored["texts"]) == [text for need in needs.NEEDS for text in need] + list(needs.GENERAL)
+        assert list(stored["texts"]) == list(needs._texts())  # the descriptions, then the examples
+        assert list(stored["texts"])[:len(needs.NEEDS) * 2] == [text for need in needs.NEEDS for text in need]
         assert np.allclose(stored["requests"], sides.requests)
     np.savez(kept, texts=np.array(["an older description"]), requests=sides.requests[:1],
              memories=sides.memories[:1], general=sides.general[:1])
@@ -155,18 +186,19 @@ def test_a_memory_near_every_request_is_not_recalled_for_a_general_question_on_m
 
 
 def test_a_message_whose_words_speak_of_the_user_needs_less_of_its_meaning_among_the_kinds_of_need(db, monkeypatch):
-    """"It's 4am and I'm flagging badly" falls a little under PERSONAL_SHARE among the kinds of need; its words speak
-    of the user, so the lower share is enough for the context floor and the caffeine rule is recalled (control:
-    without the lower share for such words it is not), while "what's the capital of Australia?" recalls nothing."""
+    """"any album recommendations for a rainy day?" falls a little under PERSONAL_SHARE among the kinds of need; its
+    words ask for a recommendation, so the lower share is enough for the context floor and her taste in music is
+    recalled (control: without the lower share for such words it is not), while "what's the capital of Australia?"
+    recalls nothing."""
     who = Identity(user="niamh", chat="chat-1")
-    texts = ['"I do not touch caffeine after 2am on a night shift or I cannot sleep at all when I get home."',
-             "Her ward manager is Deborah Okafor.", "She is coeliac: no wheat, barley or rye.",
-             "Her sister Aoife is getting married on 14 June in Galway."]
+    texts = ["Niamh loves old soul and Motown records.", "Her ward manager is Deborah Okafor.",
+             "She is coeliac: no wheat, barley or rye.", "Her sister Aoife is getting married on 14 June in Galway."]
     ids = [lifecycle.store(db, who, "memory", text, human("tester")).id for text in texts]
     vectors.drain(db)
     view = View(who.accessible())
-    message = "It's 4am and I'm flagging badly. What's the best way to wake myself up a bit?"
-    share = needs.personal_share(_asked(message)[0], needs.prototypes(E5).every_request)
+    message = "any album recommendations for a rainy day?"
+    prototypes = needs.prototypes(E5)
+    share = needs.personal_share(_asked(message)[0], prototypes.sides, prototypes.every_request)
     assert retrieval.PERSONAL_SHARE_WORDED <= share < retrieval.PERSONAL_SHARE
     assert ids[0] in [hit.id for hit in retrieval.search(db, view, message, 3)]
     assert retrieval.search(db, view, "what's the capital of Australia?").hits == []

@@ -689,6 +689,33 @@ def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(messa
     assert intent.asks_about_user(message) is about_user
 
 
+@pytest.mark.parametrize(("message", "looks_up"), [
+    ("when is Ana's recital?", True), ("What did Caroline paint last summer?", True),
+    ("how many CE hours am I still short?", True), ("whats my dispatcher's name", True),
+    ("remind me when the exams start", True), ("what should I cook tonight?", False),
+    ("what do you suggest for a rainy Sunday?", False), ("where to eat near the station", False),
+    ("give me a high protein dinner", False), ("plan a day trip for Javi's birthday", False),
+])
+def test_a_question_for_a_particular_fact_looks_it_up(message, looks_up):
+    assert intent.looks_up(message) is looks_up
+
+
+def test_a_lookup_ranks_without_the_strong_link_that_a_request_gets(db, alice, monkeypatch):
+    """The link through needs weighs NEEDS_WEIGHT for a request and LOOKUP_NEEDS_WEIGHT for a lookup: raising the
+    first reorders a request's memories (control) and leaves a lookup's evidence as it was."""
+    ids = _fill(db, alice, MENTOR)
+    view, lookup, request = View(alice.accessible()), "who is my mentor again?", "ideas for my evenings this week"
+
+    def evidence(message: str) -> dict[int, float]:
+        return {c.row.id: round(c.evidence, 6) for c in retrieval.search(db, view, message, abstain=False).candidates}
+
+    before = evidence(lookup), evidence(request)
+    assert ids["mentor"] == max(before[0], key=before[0].get)
+    monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 10.0)
+    assert evidence(lookup) == before[0]
+    assert evidence(request) != before[1]
+
+
 @pytest.mark.parametrize(("message", "about_the_world"), [
     ("what do pandas like to eat?", True), ("how do I bake sourdough bread?", True),
     ("why are golden retrievers so prone to hip dysplasia?", True),

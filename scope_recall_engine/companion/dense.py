@@ -58,7 +58,7 @@ class DenseScores:
     query_terms: "np.ndarray | None" = None  # the query's latent terms over the whole feature space, if any
     reference_terms: "np.ndarray | None" = None  # each reference sentence's latent-term overlap with the query
     query_needs: "np.ndarray | None" = None  # how much the query falls in each kind of need (needs.py)
-    memory_sides: "np.ndarray | None" = None  # ... and the kinds' memory sides, to place a row among them
+    sides: "needs.Sides | None" = None  # ... and the kinds' examples, to place a row among them
     reference_needs: "np.ndarray | None" = None  # each reference sentence's link to the query through its needs
     personal: float | None = None  # how much the query falls among the kinds of need, not general requests
     every_request: "np.ndarray | None" = None  # the requests a row's hubness is measured against (needs.py)
@@ -103,7 +103,7 @@ class DenseScores:
         vector = self._vector(memory_id)
         if vector is None or self.query_needs is None:
             return None
-        return float(needs.kinds(vector[None, :], self.memory_sides)[0] @ self.query_needs)
+        return float(needs.memory_kinds(vector[None, :], self.sides)[0] @ self.query_needs)
 
     def hubness_of(self, memory_ids: list[int]) -> dict[int, float]:
         """The rows' hubness (``needs.hubness``), for the rows a search scores, in one product."""
@@ -179,8 +179,8 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
     sides, scores.every_request, reference_kinds, scores.reference_hubness = needs.prototypes(model_id, directory)
-    scores.memory_sides, scores.personal = sides.memories, needs.personal_share(q[:, 0], scores.every_request)
-    scores.query_needs = needs.kinds(q[:, 0], sides.requests)
+    scores.sides, scores.personal = sides, needs.personal_share(q[:, 0], sides, scores.every_request)
+    scores.query_needs = needs.request_kinds(q[:, 0], sides)
     scores.reference_needs = reference_kinds @ scores.query_needs
     return scores
 

@@ -9,6 +9,12 @@ and as the memories that answer it; a message falls among the request sides and 
 (a softmax over the kinds), and their link is how much they fall in the same kind. Recall scores the reference
 population the same way, so a link counts only as far as it beats typical memories (``reading/retrieval.py``).
 
+One sentence per side places a text poorly: e5's cosines to the nine descriptions differ by hundredths, so "plan a
+dinner for eight" fell only a quarter among requests about food and "She is allergic to shellfish" mostly among
+medical facts. The link therefore places texts by examples (``reference/needs-examples.json``: a dozen or so
+requests and memories of each kind, none any user's): a text's closeness to a kind is its mean cosine to that kind's
+EXAMPLES_NEAREST nearest examples, and a softmax over those places it.
+
 Most of what people ask an assistant rests on none of this: trivia, how things work, code, words, sums, jokes and
 poems (``GENERAL``). How much a message falls among the kinds of need rather than among those
 (``personal_share``) tells a request that rests on the user's life ("what stretches help after a twelve-hour
@@ -19,13 +25,17 @@ would rank high for all of them: for a message that rests on the user and names 
 it comes to the nearest of all these requests) is taken off its similarity to the message, for memories and
 reference sentences alike.
 
-The descriptions are embedded once per embedding model: shipped for the default model
+How much a message rests on the user is measured both ways, on the descriptions and on the examples (general
+requests have examples too), and the two shares are averaged: either alone misplaces messages the other places.
+
+The descriptions and examples are embedded once per embedding model: shipped for the default model
 (``reference/needs-<model>.npz``, written by ``_sides(model, reference.DATA)`` when they change), else embedded on
 first use and kept beside the companion; a file that is missing, corrupt or stale is embedded again.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -67,21 +77,35 @@ GENERAL = (
     "culture and games: books, films, music, art, sports history, rules of games",
 )
 SHARPNESS = 50.0  # softmax over the kinds' cosines: e5's cosines differ by hundredths between kinds
+LINK_SHARPNESS = 30.0  # ... over the kinds placed by examples, for the link: a text may fall in two kinds
+EXAMPLES_NEAREST = 3  # a text's closeness to a kind: its mean cosine to that kind's 3 nearest examples
 HUB_NEAREST = 5  # hubness: the mean cosine of a memory to the nearest 5 of the 16 requests described here
+EXAMPLES = json.loads((reference.DATA / "needs-examples.json").read_text(encoding="utf-8"))
 
 
 class Sides(NamedTuple):
-    """The descriptions as unit vectors, one row each: the kinds' request and memory sides, the general requests."""
+    """The descriptions as unit vectors, one row each: the kinds' request and memory sides, the general requests;
+    then the examples, one row each, in the order of ``_examples`` (kind by kind)."""
 
     requests: "np.ndarray"
     memories: "np.ndarray"
     general: "np.ndarray"
+    request_examples: "np.ndarray"
+    memory_examples: "np.ndarray"
+    general_examples: "np.ndarray"
+
+
+def _examples(side: str) -> list[list[str]]:
+    """The examples of one side ("requests", "memories" or "general"), one list per kind (or general request)."""
+    if side == "general":
+        return list(EXAMPLES["general"].values())
+    return [kind[side] for kind in EXAMPLES["kinds"].values()]
 
 
 class Prototypes(NamedTuple):
     sides: Sides
     every_request: "np.ndarray"  # the kinds' request sides, then the general requests: 16 rows
-    reference_kinds: "np.ndarray"  # each reference sentence's kinds (``kinds``)
+    reference_kinds: "np.ndarray"  # each reference sentence's kinds, placed by examples (``memory_kinds``)
     reference_hubness: "np.ndarray"  # each reference sentence's ``hubness``
 
 
@@ -95,7 +119,7 @@ def prototypes(model_id: str, cache_dir: Path | None = None) -> Prototypes:
     if model_id not in _PROTOTYPES:
         sides, population = _sides(model_id, cache_dir), reference.space(model_id, cache_dir).alone
         every_request = np.vstack([sides.requests, sides.general])
-        _PROTOTYPES[model_id] = Prototypes(sides, every_request, kinds(population, sides.memories),
+        _PROTOTYPES[model_id] = Prototypes(sides, every_request, memory_kinds(population, sides),
                                            hubness(population, every_request))
     return _PROTOTYPES[model_id]
 
@@ -121,7 +145,8 @@ def shipped(model_id: str) -> Path:
 def _texts() -> "np.ndarray":
     import numpy as np
 
-    return np.array([text for need in NEEDS for text in need] + list(GENERAL))
+    examples = [text for side in ("requests", "memories", "general") for kind in _examples(side) for text in kind]
+    return np.array([text for need in NEEDS for text in need] + list(GENERAL) + examples)
 
 
 def _stored(path: Path | None) -> Sides | None:
@@ -151,22 +176,61 @@ def _embedded(model_id: str) -> Sides:
     def asked(texts) -> "np.ndarray":
         return reference.unit_rows(np.asarray([embedders.embed_query(model, text) for text in texts], np.float32))
 
-    memories = np.asarray(embedders.embed_passages(model, [memory for _, memory in NEEDS]), np.float32)
-    return Sides(asked(request for request, _ in NEEDS), reference.unit_rows(memories), asked(GENERAL))
+    def told(texts) -> "np.ndarray":
+        return reference.unit_rows(np.asarray(embedders.embed_passages(model, list(texts)), np.float32))
+
+    def every(side: str) -> list[str]:
+        return [text for kind in _examples(side) for text in kind]
+
+    return Sides(asked(request for request, _ in NEEDS), told(memory for _, memory in NEEDS), asked(GENERAL),
+                 asked(every("requests")), told(every("memories")), asked(every("general")))
 
 
 def kinds(vectors: "np.ndarray", sides: "np.ndarray") -> "np.ndarray":
     """How much each vector (rows, unit length) falls in each kind of need: rows x kinds, each row summing to 1."""
+    return _softmax(SHARPNESS * (vectors @ sides.T))
+
+
+def _softmax(logits: "np.ndarray") -> "np.ndarray":
     import numpy as np
 
-    logits = SHARPNESS * (vectors @ sides.T)
     weights = np.exp(logits - logits.max(axis=-1, keepdims=True))
     return weights / weights.sum(axis=-1, keepdims=True)
 
 
-def personal_share(query: "np.ndarray", every_request: "np.ndarray") -> float:
-    """How much a query (unit vector) falls among the kinds of need rather than among the general requests."""
-    return float(kinds(query[None, :], every_request)[0, :len(NEEDS)].sum())
+def closeness(vectors: "np.ndarray", examples: "np.ndarray", side: str) -> "np.ndarray":
+    """Each vector's (rows, unit length) closeness to each kind of a side: its mean cosine to the kind's
+    EXAMPLES_NEAREST nearest examples (rows x kinds)."""
+    import numpy as np
+
+    cosines, start, columns = vectors @ examples.T, 0, []
+    for kind in _examples(side):
+        nearest = np.sort(cosines[:, start:start + len(kind)], axis=-1)[:, -EXAMPLES_NEAREST:]
+        columns.append(nearest.mean(axis=-1))
+        start += len(kind)
+    return np.stack(columns, axis=-1)
+
+
+def request_kinds(query: "np.ndarray", sides: Sides) -> "np.ndarray":
+    """How much a query (unit vector) falls in each kind of need, placed by the requests' examples."""
+    return _softmax(LINK_SHARPNESS * closeness(query[None, :], sides.request_examples, "requests"))[0]
+
+
+def memory_kinds(vectors: "np.ndarray", sides: Sides) -> "np.ndarray":
+    """How much each memory (rows, unit length) falls in each kind of need, placed by the memories' examples."""
+    return _softmax(LINK_SHARPNESS * closeness(vectors, sides.memory_examples, "memories"))
+
+
+def personal_share(query: "np.ndarray", sides: Sides, every_request: "np.ndarray") -> float:
+    """How much a query (unit vector) falls among the kinds of need rather than among the general requests: the
+    mean of that share among the descriptions and among the examples."""
+    import numpy as np
+
+    described = kinds(query[None, :], every_request)[0, :len(NEEDS)].sum()
+    close = np.concatenate([closeness(query[None, :], sides.request_examples, "requests"),
+                            closeness(query[None, :], sides.general_examples, "general")], axis=-1)
+    exemplified = _softmax(SHARPNESS * close)[0, :len(EXAMPLES["kinds"])].sum()
+    return float(described + exemplified) / 2
 
 
 def hubness(vectors: "np.ndarray", every_request: "np.ndarray") -> "np.ndarray":

@@ -72,6 +72,11 @@ _AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
                     re.IGNORECASE)  # "explain it like I'm five": a figure of speech, not the user
 _HOW_IT_WORKS = re.compile(  # "how do magnets work?", "explain how quicksort works with an example"; not I or we
     r"\bhow\b(?:(?!\b(?:i|we|me)\b).)*?\b(?:(work|works|working)\W*$|(works)\b)", re.IGNORECASE)
+_FACT = re.compile(  # "when is Ana's recital?", "what did Caroline paint?", "how many CE hours am I short?"; not
+    # "what should I cook?", "what do you suggest", "where to eat": a wh-question for a particular, opening the message
+    r"^\W*(?:(?:and|so|ok|okay|hey|wait)\W+)?(?:what|when|where|who|whom|whose|which|how (?:many|much|long|old|often"
+    r"|far))(?:'s|s)?\b(?!\s+(?:should|could|can|would|shall)\b|\s+(?:do|would) you (?:suggest|recommend|think)\b"
+    r"|\s+to\b)", re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
 
@@ -85,6 +90,12 @@ def asks_about_user(message: str) -> bool:
     """Whether the message asks what the user has told before ("which instrument do I play again?", "what's my
     dispatcher's name", "remind me when ..."): a lookup in the user's own life, whatever its topic."""
     return bool(_ABOUT_USER.search(_HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))))
+
+
+def looks_up(message: str) -> bool:
+    """Whether the message looks a particular fact up ("when is Ana's recital?", "what's my dispatcher's name",
+    "remind me when ...") rather than asking for a plan, a recommendation or advice ("what should I cook?")."""
+    return asks_about_user(message) or bool(_FACT.search(message.translate(_APOSTROPHES)))
 
 
 def about_the_world(message: str) -> bool:

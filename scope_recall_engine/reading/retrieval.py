@@ -26,6 +26,7 @@ from scope_recall_engine.reading.intent import (
     explains,
     frame_words,
     general,
+    looks_up,
     owned_words,
 )
 from scope_recall_engine.truth.content import clean_query, normalize
@@ -61,7 +62,9 @@ DF_CAP = 5000  # rows of a scope its words are counted over (its newest): more c
 LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much as meaning 4.5 sd above the reference
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
-NEEDS_WEIGHT = 0.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
+NEEDS_WEIGHT = 1.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
+LOOKUP_NEEDS_WEIGHT = 0.5  # ... when it looks a fact up ("when is Ana's recital?", ``intent.looks_up``): its words
+# and meaning find a stated fact, and a strong link would lift every fact of the same kind above it
 HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
 # (and off the meaning-alone margin, MEANING_MARGIN, for every message)
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
@@ -375,7 +378,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         context = leans and (bool(names) or not about_the_world(query)) or asks_about_user(query)
     if broken is None:
         try:
-            _score(db, candidates, weights, lane, context, hubs=context and not names)
+            _score(db, candidates, weights, lane, context, hubs=context and not names,
+                   needs_weight=LOOKUP_NEEDS_WEIGHT if looks_up(query) else NEEDS_WEIGHT)
         except ConfigError as error:
             broken = error
     if broken is not None:  # the reference is missing or corrupt: words alone, and the result says so
@@ -467,7 +471,7 @@ def telling_share(text: str, telling_weights: dict[str, float], lookup: bool) ->
 
 
 def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane, context: bool = False,
-           hubs: bool = False) -> None:
+           hubs: bool = False, needs_weight: float = NEEDS_WEIGHT) -> None:
     """Each candidate's relevance: the share of the reference population it out-scores on its own text (meaning
     in standard deviations above the reference, plus its lexical share), so a context memory never makes a row
     relevant; and its evidence for ranking, where the context counts (an answer often lives in the reply to a
@@ -479,7 +483,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     populations = {None: (0.0, 1.0, np.sort(words))}
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
-    needed = _in_sd(lane.scores.reference_needs if lane and context else None, NEEDS_WEIGHT)
+    needed = _in_sd(lane.scores.reference_needs if lane and context else None, needs_weight)
     hub_weight = HUBNESS_WEIGHT * 2  # D holds two cosines
     hubness = hub_weight if hubs else 0.0
 
