@@ -155,3 +155,15 @@ def test_explain_says_a_general_question_the_world_answers_rests_on_nothing_of_t
     assert cows["why"].startswith("abstained: a general question the world answers")
     lookup = explain(db, _view(alice), "how many cows do I milk?")
     assert not lookup["asks_the_world"] and [c["id"] for c in lookup["candidates"] if c["admitted"]][:1] == [herd]
+
+
+def test_explain_says_small_talk_that_asks_nothing_needs_nothing_of_the_users(db, alice):
+    """"ugh mondays, so tired today lol": every candidate is abstained by the small-talk rule and explain says so;
+    "what time do I start on Mondays?" in the same store is admitted (control)."""
+    shift = lifecycle.store(db, alice, "user", "Alice starts work at 7am on Mondays.", OP).id
+    report = explain(db, _view(alice), "ugh mondays, so tired today lol")
+    assert report["small_talk"] and report["admitted"] == 0
+    [monday] = [c for c in report["candidates"] if c["id"] == shift]
+    assert monday["why"].startswith("abstained: small talk that asks nothing")
+    lookup = explain(db, _view(alice), "what time do I start on Mondays?")
+    assert not lookup["small_talk"] and [c["id"] for c in lookup["candidates"] if c["admitted"]][:1] == [shift]

@@ -758,9 +758,43 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("what year did the berlin wall fall?", True), ("what's the tallest mountain in africa?", True),
     ("my friend says tomatoes are fruit, is that true?", True), ("When did Orla move to Cork?", False),
     ("When is it I'm seeing the hearing folk, and is it Broadford or Portree?", False),
+    ("Please compose a short verse on the theme of gratitude.", True), ("write a rap about pizza", True),
+    ("write a song about my dog for her birthday", False), ("Kindly correct this sentence: 'it's merits'", True),
+    ("can you proofread this paragraph?", True), ("the cake costs $68, with 15% off how much is it?", True),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
+
+
+@pytest.mark.parametrize(("message", "asks"), [
+    ("ugh its sooo cold today i cant feel my hands", False), ("long day man. 11 hours, done", False),
+    ("I confess I am rather weary this afternoon.", False), ("Grand morning here, sun on the ridge for once", False),
+    ("knee is swollen after rehearsal, what can i take for it", True), ("breakfast at 4am. quick?", True),
+    ("van fund. how far off", True), ("Grandsons' ages again.", True), ("Can you plan a dinner", True),
+    ("gift ideas for Lena", True), ("need a drink recipe for the party", True),
+])
+def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(message, asks):
+    assert intent.asks_anything(message) is asks
+
+
+CHILLY = {"gloves": "Kiara's hands go numb in the cold: she has Raynaud's.",
+          "city": "Kiara lives in Melbourne, in a share house in Brunswick.",
+          "study": "She studies game design at RMIT."}
+
+
+def test_small_talk_that_asks_nothing_recalls_nothing_whatever_it_mentions(db, monkeypatch):
+    """"ugh its sooo cold in melb today i cant feel my hands" falls nearest small talk and asks nothing: nothing is
+    recalled, though it names her city and her hands; a question in the same words ("... what should I wear?")
+    still recalls (control), and so does the same small talk when the rule is set aside."""
+    kiara = Identity(user="kiara", chat="c1")
+    ids = _fill(db, kiara, CHILLY)
+    view, chat = View(kiara.accessible()), "ugh its sooo cold in melb today i cant feel my hands"
+    found = retrieval.search(db, view, chat)
+    assert found.small_talk and found.hits == []
+    asked = retrieval.search(db, view, chat + ", what should I wear to uni?")
+    assert not asked.small_talk and ids["gloves"] in _ids(asked)
+    monkeypatch.setattr(retrieval, "asks_anything", lambda message: True)
+    assert retrieval.search(db, view, chat).hits != []
 
 
 FARM = {"herd": "Tane milks about 420 cows (mostly Friesian-Jersey crossbreds) through a 40-bale rotary shed.",

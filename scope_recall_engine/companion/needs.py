@@ -221,15 +221,26 @@ def memory_kinds(vectors: "np.ndarray", sides: Sides) -> "np.ndarray":
     return _softmax(LINK_SHARPNESS * closeness(vectors, sides.memory_examples, "memories"))
 
 
+def _close_to_every_request(query: "np.ndarray", sides: Sides) -> "np.ndarray":
+    """A query's (unit vector) closeness to each kind of need, then to each kind of general request."""
+    import numpy as np
+
+    return np.concatenate([closeness(query[None, :], sides.request_examples, "requests"),
+                           closeness(query[None, :], sides.general_examples, "general")], axis=-1)[0]
+
+
+def small_talk(query: "np.ndarray", sides: Sides) -> bool:
+    """Whether a query (unit vector) falls nearer the examples of small talk ("ugh mondays", "long week") than those
+    of any kind of need or other general request."""
+    nearest = int(_close_to_every_request(query, sides).argmax())
+    return nearest == len(EXAMPLES["kinds"]) + list(EXAMPLES["general"]).index("smalltalk")
+
+
 def personal_share(query: "np.ndarray", sides: Sides, every_request: "np.ndarray") -> float:
     """How much a query (unit vector) falls among the kinds of need rather than among the general requests: the
     mean of that share among the descriptions and among the examples."""
-    import numpy as np
-
     described = kinds(query[None, :], every_request)[0, :len(NEEDS)].sum()
-    close = np.concatenate([closeness(query[None, :], sides.request_examples, "requests"),
-                            closeness(query[None, :], sides.general_examples, "general")], axis=-1)
-    exemplified = _softmax(SHARPNESS * close)[0, :len(EXAMPLES["kinds"])].sum()
+    exemplified = _softmax(SHARPNESS * _close_to_every_request(query, sides))[:len(EXAMPLES["kinds"])].sum()
     return float(described + exemplified) / 2
 
 

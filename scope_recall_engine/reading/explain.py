@@ -32,21 +32,22 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
     floor = retrieval.CONTEXT_FLOOR if found.rests_on_user else None
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
-            "asks_the_world": found.asks_the_world,
-            "candidates": [_candidate(rank, c, floor, found.asks_the_world)
+            "asks_the_world": found.asks_the_world, "small_talk": found.small_talk,
+            "candidates": [_candidate(rank, c, floor, found.asks_the_world, found.small_talk)
                            for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
-def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None, world: bool) -> dict:
-    admitted = retrieval.admissible(candidate, context_floor, world)
+def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None, world: bool, chat: bool
+               ) -> dict:
+    admitted = retrieval.admissible(candidate, context_floor, world, chat)
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "admitted": admitted,
-            "why": why(candidate, admitted, context_floor, world)}
+            "why": why(candidate, admitted, context_floor, world, chat)}
 
 
 def _round(value: float | None) -> float | None:
@@ -54,17 +55,19 @@ def _round(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.4g}")
 
 
-def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None, world: bool = False
-        ) -> str:
+def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None, world: bool = False,
+        chat: bool = False) -> str:
     """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
     rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
-    rule, floor = retrieval.admission(candidate, context_floor, world)
+    rule, floor = retrieval.admission(candidate, context_floor, world, chat)
     if rule == "exact":
         return "admitted: the query names this memory's id"
     if rule == "world":
         return ("abstained: a general question the world answers (an explanation, a fact, a sum, a joke, a claim "
                 "to check) rests on nothing of the user's")
+    if rule == "chat":
+        return "abstained: small talk that asks nothing (no question, no request) needs nothing of the user's"
     if rule == "context":
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
                 f"against the floor {floor}")

@@ -40,18 +40,21 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
     re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
     r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
-    r"|how (?:do you|to|do i) spell|spelling of|what does the word)\b"
+    r"|how (?:do you|to|do i) spell|spelling of|what does the word|proofread\w*|correct (?:this|the following|these)"
+    r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check) (?:the|this|my) (?:grammar|spelling))\b"
     r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
     r"|\bshould i (?:say|write|use) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?",
     re.IGNORECASE)  # ... or which of two words to use ("is it affect or effect here?")
 _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's makes a joke or a fun fact better,
     # nor a poem about the sea (one for "my wife" is about her)
     r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random)"
-    r"|(?:poem|limerick|haiku|sonnet|story|song) about (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
+    r"|(?:poem|limerick|haiku|sonnet|story|song|verse|rhyme|rap) (?:about|on(?: the theme of)?)"
+    r" (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
 _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "how many ounces in a pound?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[\d.,]+\s*(?:%\s*of|x|\*|\+|-|/|times|plus|minus"
     r"|divided by)\s*[$€£]?[\d.,]+\W*$|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+"
-    r"|\b[\d.]+\s*% (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+",  # "an 18% tip on $64.50", "20% off £40"
+    r"|\b[\d.]+\s*% (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
+    r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b",  # "the cake costs $68, with 15% off how much is it?"
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
@@ -77,6 +80,11 @@ _FACT = re.compile(  # "when is Ana's recital?", "what did Caroline paint?", "ho
     r"^\W*(?:(?:and|so|ok|okay|hey|wait)\W+)?(?:what|when|where|who|whom|whose|which|how (?:many|much|long|old|often"
     r"|far))(?:'s|s)?\b(?!\s+(?:should|could|can|would|shall)\b|\s+(?:do|would) you (?:suggest|recommend|think)\b"
     r"|\s+to\b)", re.IGNORECASE)
+_ASKING = re.compile(  # a question or a request in any shape: "?", a question word, a request verb, an opening
+    # auxiliary ("can you ...", "is it ..."); "long day man. 11 hours and my last rider ..." has none
+    r"\?|\b(?:what|when|where|who|whom|whose|which|how|why|should|shall|could|would|any|anything|ideas?|tips?"
+    r"|suggest\w*|recommend\w*|advice|help|tell|give|show|write|draft|make|plan|find|list|explain|remind|need"
+    r"|want|again)\b|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b", re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
 
@@ -96,6 +104,12 @@ def looks_up(message: str) -> bool:
     """Whether the message looks a particular fact up ("when is Ana's recital?", "what's my dispatcher's name",
     "remind me when ...") rather than asking for a plan, a recommendation or advice ("what should I cook?")."""
     return asks_about_user(message) or bool(_FACT.search(message.translate(_APOSTROPHES)))
+
+
+def asks_anything(message: str) -> bool:
+    """Whether the message asks a question or makes a request at all: "ugh its so cold today i cant feel my hands"
+    asks nothing, "knee is swollen, what can I take?" does."""
+    return bool(_ASKING.search(message.translate(_APOSTROPHES)))
 
 
 def about_the_world(message: str) -> bool:

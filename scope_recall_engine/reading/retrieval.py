@@ -22,6 +22,7 @@ from scope_recall_engine.reading import trust
 from scope_recall_engine.reading.intent import (
     about_the_world,
     asks_about_user,
+    asks_anything,
     asks_for_context,
     explains,
     frame_words,
@@ -74,7 +75,7 @@ FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 WEAK_SHARE = 0.15  # ... unless the words it shares hold less than this share of the query's weight
 GENERAL_SHARE = 0.2  # in a general question, shared words holding less than this are a word in passing, no topic
-LOOKUP_WORDS = 2  # ... unless it is a lookup of this many words at most ("peanut allergy"): each is its topic
+LOOKUP_WORDS = 2  # ... unless it is a lookup of this many distinct words at most ("peanut allergy"): each is its topic
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
@@ -97,6 +98,7 @@ class SearchResult:
     candidates: list["Candidate"] = field(default_factory=list)  # every candidate, ranked, with its lane scores
     rests_on_user: bool = False  # whether answering the query rests on the user's own context (its floor is lower)
     asks_the_world: bool = False  # a general question the world answers (``intent.explains``): only an id recalls
+    small_talk: bool = False  # small talk that asks nothing ("ugh mondays"): only an id recalls
 
     def __iter__(self):
         return iter(self.hits)
@@ -391,18 +393,20 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     in_general = not names and not _CJK.search(query) and (general(query) if share is None else not context)
     world = in_general and explains(query)  # "why do cows have four stomachs", asked of a dairy farmer
+    lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
+    chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
+            and not asks_anything(query))  # "long day man, 11 hours": no question, no request
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
-        lookup = len(_WORD.findall(query)) <= LOOKUP_WORDS
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
             candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup)
-    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if context else None, world)]
+    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if context else None, world, chat)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
-                        candidates=ranked, rests_on_user=context, asks_the_world=world)
+                        candidates=ranked, rests_on_user=context, asks_the_world=world, small_talk=chat)
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],
@@ -430,7 +434,8 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
     return candidates, lanes
 
 
-def admissible(candidate: Candidate, context_floor: float | None = None, world: bool = False) -> bool:
+def admissible(candidate: Candidate, context_floor: float | None = None, world: bool = False, chat: bool = False
+               ) -> bool:
     """Abstention. A memory that shares a word with the query must be as relevant as the best of a typical
     person's memories would be (the reference holds facts of every common kind, so a user's "lives in" fact ties
     with other people's), or clear the floor when its shared words hold little of the query's weight (WEAK_SHARE);
@@ -440,19 +445,21 @@ def admissible(candidate: Candidate, context_floor: float | None = None, world: 
     meaning with it. In a general question (one that rests on nothing of the user's, and names no one), words among
     the language's commonest ("live" in "how long do cats live?") count as shared by none, and so do words in
     passing (``telling_share``), and one the world answers (``world``: an explanation, a fact, a sum, a joke, a claim
-    to check, ``intent.explains``) recalls nothing of the user's. An exact id always counts."""
-    rule, floor = admission(candidate, context_floor, world)
+    to check, ``intent.explains``) recalls nothing of the user's; nor does small talk that asks nothing (``chat``:
+    "ugh its so cold today i cant feel my hands"), whatever it mentions. An exact id always counts."""
+    rule, floor = admission(candidate, context_floor, world, chat)
     return candidate.relevance >= floor and (rule != "meaning" or candidate.beyond >= MEANING_MARGIN)
 
 
-def admission(candidate: Candidate, context_floor: float | None = None, world: bool = False
+def admission(candidate: Candidate, context_floor: float | None = None, world: bool = False, chat: bool = False
               ) -> tuple[str, float]:
-    """The rule that decides a candidate (``admissible``), and its floor: "exact", "world" (a floor no relevance
-    reaches), "context", "words" or "meaning" (which also needs MEANING_MARGIN). ``explain`` prints the same rule."""
+    """The rule that decides a candidate (``admissible``), and its floor: "exact", "world" or "chat" (a floor no
+    relevance reaches), "context", "words" or "meaning" (which also needs MEANING_MARGIN). ``explain`` prints the
+    same rule."""
     if "exact" in candidate.lanes:
         return "exact", 0.0
-    if world:
-        return "world", float("inf")
+    if world or chat:
+        return "world" if world else "chat", float("inf")
     if context_floor is not None:  # the lowest floor: a row below it is below every other
         return "context", context_floor
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
