@@ -145,25 +145,21 @@ def test_explain_admits_what_search_admits_for_a_message_that_rests_on_the_user(
     assert not explain(db, _view(alice), "what's the capital of Australia?")["rests_on_user"]
 
 
-def test_explain_says_a_general_question_the_world_answers_rests_on_nothing_of_the_users(db, alice):
-    """"why do cows have four stomachs" of a dairy farmer: every candidate is abstained by the world rule, and explain
-    says so; "how many cows do I milk?" in the same store is admitted (control)."""
-    herd = lifecycle.store(db, alice, "user", "Alice milks about 420 cows through a rotary shed.", OP).id
-    report = explain(db, _view(alice), "why do cows have four stomachs")
-    assert report["asks_the_world"] and report["admitted"] == 0
-    [cows] = [c for c in report["candidates"] if c["id"] == herd]
-    assert cows["why"].startswith("abstained: a general question the world answers")
-    lookup = explain(db, _view(alice), "how many cows do I milk?")
-    assert not lookup["asks_the_world"] and [c["id"] for c in lookup["candidates"] if c["admitted"]][:1] == [herd]
-
-
-def test_explain_says_small_talk_that_asks_nothing_needs_nothing_of_the_users(db, alice):
-    """"ugh mondays, so tired today lol": every candidate is abstained by the small-talk rule and explain says so;
-    "what time do I start on Mondays?" in the same store is admitted (control)."""
-    shift = lifecycle.store(db, alice, "user", "Alice starts work at 7am on Mondays.", OP).id
-    report = explain(db, _view(alice), "ugh mondays, so tired today lol")
-    assert report["small_talk"] and report["admitted"] == 0
-    [monday] = [c for c in report["candidates"] if c["id"] == shift]
-    assert monday["why"].startswith("abstained: small talk that asks nothing")
-    lookup = explain(db, _view(alice), "what time do I start on Mondays?")
-    assert not lookup["small_talk"] and [c["id"] for c in lookup["candidates"] if c["admitted"]][:1] == [shift]
+@pytest.mark.parametrize(("memory", "message", "flag", "reason", "lookup"), [
+    ("Alice milks about 420 cows through a rotary shed.", "why do cows have four stomachs", "asks_the_world",
+     "abstained: a general question the world answers", "how many cows do I milk?"),
+    ("Alice starts work at 7am on Mondays.", "ugh mondays, so tired today lol", "small_talk",
+     "abstained: small talk that asks nothing", "what time do I start on Mondays?"),
+])
+def test_explain_says_which_rule_held_back_a_message_that_rests_on_nothing_of_the_users(db, alice, memory, message,
+                                                                                        flag, reason, lookup):
+    """"why do cows have four stomachs" of a dairy farmer (the world rule) and "ugh mondays, so tired today lol"
+    (small talk that asks nothing): every candidate is abstained and explain says by which rule; a lookup in the
+    same store is admitted (control)."""
+    stored = lifecycle.store(db, alice, "user", memory, OP).id
+    report = explain(db, _view(alice), message)
+    assert report[flag] and report["admitted"] == 0
+    [candidate] = [c for c in report["candidates"] if c["id"] == stored]
+    assert candidate["why"].startswith(reason)
+    looked_up = explain(db, _view(alice), lookup)
+    assert not looked_up[flag] and [c["id"] for c in looked_up["candidates"] if c["admitted"]][:1] == [stored]
