@@ -98,22 +98,28 @@ class DenseScores:
         terms, weights = part.rows.terms[row:row + 1], part.rows.weights[row:row + 1]
         return float(reference.terms_similarity(self.query_terms, terms, weights)[0])
 
-    def needs_of(self, memory_id: int) -> float | None:
-        """A row's link to the query through its kinds of need: asked by a search for the rows it scores, and only
-        when the message rests on the user."""
-        vector = self._vector(memory_id)
-        if vector is None or self.query_needs is None:
-            return None
-        return float(needs.memory_kinds(vector[None, :], self.sides)[0] @ self.query_needs)
+    def needs_of(self, memory_ids: list[int]) -> dict[int, float]:
+        """The rows' links to the query through their kinds of need, in one product: asked by a search for the rows
+        it scores, and only when the message rests on the user."""
+        import numpy as np
+
+        found = self._vectors(memory_ids)
+        if not found or self.query_needs is None:
+            return {}
+        return dict(zip(found, (needs.memory_kinds(np.stack(list(found.values())), self.sides)
+                                @ self.query_needs).tolist()))
 
     def hubness_of(self, memory_ids: list[int]) -> dict[int, float]:
         """The rows' hubness (``needs.hubness``), for the rows a search scores, in one product."""
         import numpy as np
 
-        found = {memory_id: vector for memory_id in memory_ids if (vector := self._vector(memory_id)) is not None}
+        found = self._vectors(memory_ids)
         if not found or self.every_request is None:
             return {}
         return dict(zip(found, needs.hubness(np.stack(list(found.values())), self.every_request).tolist()))
+
+    def _vectors(self, memory_ids: list[int]) -> dict[int, "np.ndarray"]:
+        return {memory_id: vector for memory_id in memory_ids if (vector := self._vector(memory_id)) is not None}
 
     def _vector(self, memory_id: int) -> "np.ndarray | None":
         place = self._place(memory_id)

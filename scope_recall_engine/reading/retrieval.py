@@ -508,11 +508,13 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
             if not hubs:  # message, a general question too (with ``hubs`` the population above already has)
                 mean, spread, meaning = standardized(dense_scores, hub_weight)
             margin, best_meaning = (mean, spread), float(meaning.max())
-    hubs_of = lane.scores.hubness_of([c.row.id for c in candidates.values() if c.dense is not None]) if lane else {}
+    embedded_ids = [c.row.id for c in candidates.values() if c.dense is not None]
+    hubs_of = lane.scores.hubness_of(embedded_ids) if lane else {}
+    needs_of = lane.scores.needs_of(embedded_ids) if lane and context else {}
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
         if embedded and context:
-            candidate.needs = lane.scores.needs_of(candidate.row.id)
+            candidate.needs = needs_of.get(candidate.row.id)
         latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
         mean, spread, population = populations[False if embedded else None]
         hub = hub_weight * hubs_of.get(candidate.row.id, 0.0) if embedded else 0.0  # off the margin always,
