@@ -12,8 +12,9 @@ E5 = embedders.E5_MODEL_ID
 
 
 def _link(request: str, memory: str) -> float:
-    sides = needs.prototypes(E5).sides
-    return float(needs.memory_kinds(_told(memory), sides)[0] @ needs.request_kinds(_asked(request)[0], sides))
+    sides, every_request = needs.prototypes(E5).sides, needs.prototypes(E5).every_request
+    asked = needs.place(_asked(request)[0], sides, every_request)
+    return float(needs.memory_kinds(_told(memory), sides)[0] @ asked.kinds)
 
 
 def _told(memory: str) -> np.ndarray:
@@ -45,7 +46,8 @@ def test_the_kinds_of_a_text_are_shares_that_sum_to_one():
     kinds = len(needs.EXAMPLES["kinds"])
     assert population.shape == (4000, kinds)  # placed by the examples, one column per kind of them
     assert np.allclose(population.sum(axis=1), 1.0)
-    assert needs.request_kinds(_asked("what should I cook tonight?")[0], sides).shape == (kinds,)
+    asked = needs.place(_asked("what should I cook tonight?")[0], sides, needs.prototypes(E5).every_request)
+    assert asked.kinds.shape == (kinds,)
 
 
 @pytest.mark.parametrize(("text", "asked"), [
@@ -58,7 +60,8 @@ def test_examples_place_by_food_what_one_description_per_kind_placed_elsewhere(t
     it still does); the examples put all three with food."""
     sides, kinds = needs.prototypes(E5).sides, list(needs.EXAMPLES["kinds"])
     vector = _asked(text) if asked else _told(text)
-    by_examples = needs.request_kinds(vector[0], sides) if asked else needs.memory_kinds(vector, sides)[0]
+    by_examples = (needs.place(vector[0], sides, needs.prototypes(E5).every_request).kinds if asked
+                   else needs.memory_kinds(vector, sides)[0])
     described = needs.kinds(vector, sides.requests if asked else sides.memories)[0]
     assert kinds[int(by_examples.argmax())] == "food"
     assert needs.NEEDS[int(described.argmax())] != needs.NEEDS[0]
@@ -88,7 +91,7 @@ def test_a_request_that_rests_on_the_user_falls_among_the_kinds_of_need_more_tha
     prototypes = needs.prototypes(E5)
 
     def share(message: str) -> float:
-        return needs.personal_share(_asked(message)[0], prototypes.sides, prototypes.every_request)
+        return needs.place(_asked(message)[0], prototypes.sides, prototypes.every_request).personal
 
     assert share(resting_on_the_user) >= retrieval.PERSONAL_SHARE > share(general)
 
@@ -198,7 +201,7 @@ def test_a_message_whose_words_speak_of_the_user_needs_less_of_its_meaning_among
     view = View(who.accessible())
     message = "any album recommendations for a rainy day?"
     prototypes = needs.prototypes(E5)
-    share = needs.personal_share(_asked(message)[0], prototypes.sides, prototypes.every_request)
+    share = needs.place(_asked(message)[0], prototypes.sides, prototypes.every_request).personal
     assert retrieval.PERSONAL_SHARE_WORDED <= share < retrieval.PERSONAL_SHARE
     assert ids[0] in [hit.id for hit in retrieval.search(db, view, message, 3)]
     assert retrieval.search(db, view, "what's the capital of Australia?").hits == []

@@ -61,7 +61,7 @@ class DenseScores:
     sides: "needs.Sides | None" = None  # ... and the kinds' examples, to place a row among them
     reference_needs: "np.ndarray | None" = None  # each reference sentence's link to the query through its needs
     personal: float | None = None  # how much the query falls among the kinds of need, not general requests
-    small_talk: bool = False  # whether it falls nearest small talk (``needs.small_talk``)
+    small_talk: bool = False  # whether it falls nearest small talk (``needs.place``)
     every_request: "np.ndarray | None" = None  # the requests a row's hubness is measured against (needs.py)
     reference_hubness: "np.ndarray | None" = None  # ... and each reference sentence's
 
@@ -186,8 +186,8 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
     sides, scores.every_request, reference_kinds, scores.reference_hubness = needs.prototypes(model_id, directory)
-    scores.sides, scores.personal = sides, needs.personal_share(q[:, 0], sides, scores.every_request)
-    scores.query_needs, scores.small_talk = needs.request_kinds(q[:, 0], sides), needs.small_talk(q[:, 0], sides)
+    scores.sides = sides
+    scores.query_needs, scores.personal, scores.small_talk = needs.place(q[:, 0], sides, scores.every_request)
     scores.reference_needs = reference_kinds @ scores.query_needs
     return scores
 

@@ -17,7 +17,7 @@ EXAMPLES_NEAREST nearest examples, and a softmax over those places it.
 
 Most of what people ask an assistant rests on none of this: trivia, how things work, code, words, sums, jokes and
 poems (``GENERAL``). How much a message falls among the kinds of need rather than among those
-(``personal_share``) tells a request that rests on the user's life ("what stretches help after a twelve-hour
+(``place``'s ``personal``) tells a request that rests on the user's life ("what stretches help after a twelve-hour
 shift?") from chit-chat said in the first person ("my friend says tomatoes are fruit, is that true?").
 
 A memory that resembles requests of every kind ("Wants replies short, no waffle") sits near every message and
@@ -102,6 +102,11 @@ def _examples(side: str) -> list[list[str]]:
     return [kind[side] for kind in EXAMPLES["kinds"].values()]
 
 
+def _every_example(side: str) -> list[str]:
+    """The examples of one side, kind after kind: the rows of ``Sides``' example matrices."""
+    return [text for kind in _examples(side) for text in kind]
+
+
 class Prototypes(NamedTuple):
     sides: Sides
     every_request: "np.ndarray"  # the kinds' request sides, then the general requests: 16 rows
@@ -145,7 +150,7 @@ def shipped(model_id: str) -> Path:
 def _texts() -> "np.ndarray":
     import numpy as np
 
-    examples = [text for side in ("requests", "memories", "general") for kind in _examples(side) for text in kind]
+    examples = [text for side in ("requests", "memories", "general") for text in _every_example(side)]
     return np.array([text for need in NEEDS for text in need] + list(GENERAL) + examples)
 
 
@@ -179,11 +184,8 @@ def _embedded(model_id: str) -> Sides:
     def told(texts) -> "np.ndarray":
         return reference.unit_rows(np.asarray(embedders.embed_passages(model, list(texts)), np.float32))
 
-    def every(side: str) -> list[str]:
-        return [text for kind in _examples(side) for text in kind]
-
     return Sides(asked(request for request, _ in NEEDS), told(memory for _, memory in NEEDS), asked(GENERAL),
-                 asked(every("requests")), told(every("memories")), asked(every("general")))
+                 asked(_every_example("requests")), told(_every_example("memories")), asked(_every_example("general")))
 
 
 def kinds(vectors: "np.ndarray", sides: "np.ndarray") -> "np.ndarray":
@@ -211,37 +213,31 @@ def closeness(vectors: "np.ndarray", examples: "np.ndarray", side: str) -> "np.n
     return np.stack(columns, axis=-1)
 
 
-def request_kinds(query: "np.ndarray", sides: Sides) -> "np.ndarray":
-    """How much a query (unit vector) falls in each kind of need, placed by the requests' examples."""
-    return _softmax(LINK_SHARPNESS * closeness(query[None, :], sides.request_examples, "requests"))[0]
-
-
 def memory_kinds(vectors: "np.ndarray", sides: Sides) -> "np.ndarray":
     """How much each memory (rows, unit length) falls in each kind of need, placed by the memories' examples."""
     return _softmax(LINK_SHARPNESS * closeness(vectors, sides.memory_examples, "memories"))
 
 
-def _close_to_every_request(query: "np.ndarray", sides: Sides) -> "np.ndarray":
-    """A query's (unit vector) closeness to each kind of need, then to each kind of general request."""
+class Placement(NamedTuple):
+    """Where a query falls, from one pass over the examples."""
+
+    kinds: "np.ndarray"  # how much it falls in each kind of need, placed by the requests' examples (for the link)
+    personal: float  # how much it falls among the kinds of need rather than among the general requests
+    small_talk: bool  # whether it falls nearer the examples of small talk than any other kind of request
+
+
+def place(query: "np.ndarray", sides: Sides, every_request: "np.ndarray") -> Placement:
+    """A query (unit vector) among the kinds of need and general requests. Its share among the kinds of need is the
+    mean of that share among the descriptions and among the examples; it is small talk ("ugh mondays", "long week")
+    when the examples of small talk are the nearest of all."""
     import numpy as np
 
-    return np.concatenate([closeness(query[None, :], sides.request_examples, "requests"),
-                           closeness(query[None, :], sides.general_examples, "general")], axis=-1)[0]
-
-
-def small_talk(query: "np.ndarray", sides: Sides) -> bool:
-    """Whether a query (unit vector) falls nearer the examples of small talk ("ugh mondays", "long week") than those
-    of any kind of need or other general request."""
-    nearest = int(_close_to_every_request(query, sides).argmax())
-    return nearest == len(EXAMPLES["kinds"]) + list(EXAMPLES["general"]).index("smalltalk")
-
-
-def personal_share(query: "np.ndarray", sides: Sides, every_request: "np.ndarray") -> float:
-    """How much a query (unit vector) falls among the kinds of need rather than among the general requests: the
-    mean of that share among the descriptions and among the examples."""
+    requests = closeness(query[None, :], sides.request_examples, "requests")[0]
+    close = np.concatenate([requests, closeness(query[None, :], sides.general_examples, "general")[0]])
     described = kinds(query[None, :], every_request)[0, :len(NEEDS)].sum()
-    exemplified = _softmax(SHARPNESS * _close_to_every_request(query, sides))[:len(EXAMPLES["kinds"])].sum()
-    return float(described + exemplified) / 2
+    exemplified = _softmax(SHARPNESS * close)[:len(requests)].sum()
+    small_talk = int(close.argmax()) == len(requests) + list(EXAMPLES["general"]).index("smalltalk")
+    return Placement(_softmax(LINK_SHARPNESS * requests), float(described + exemplified) / 2, small_talk)
 
 
 def hubness(vectors: "np.ndarray", every_request: "np.ndarray") -> "np.ndarray":
