@@ -6,7 +6,9 @@ Developer tool, run once when the reference changes (needs ``pip install faker w
     OMP_NUM_THREADS=1 python -m scope_recall_bench.build_reference
 
 The sentences are generated from templates with Faker's names, places, jobs and companies (seeded, so the output
-is reproducible); the word frequencies are wordfreq's English Zipf values (CC-BY-SA 4.0, see docs/recall.md).
+is reproducible); the word frequencies are wordfreq's Zipf values (CC-BY-SA 4.0, see docs/recall.md): English
+whole, and for each other language with spaces between its words, the words it knows better than English
+(``python -m scope_recall_bench.build_reference languages`` rebuilds only those).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ OUT = Path(__file__).resolve().parent.parent / "scope_recall_engine" / "companio
 SIZE = 4000
 WORDS = 60000
 SEED = 7
+FREQUENCY_LANGUAGES = ("es pt fr de it nl pl tr sv da nb fi id ms fil vi ro cs ca hu sk sl sh bg ru uk el ar he fa hi"
+             .split())  # wordfreq's languages written with spaces (Chinese and Japanese have the CJK lane)
+LANGUAGE_ZIPF = 4.0  # rarer words weigh almost as much as a word no table knows: they need not ship
 
 FOODS = [
     "pasta",
@@ -535,9 +540,34 @@ def sentences(size: int = SIZE, seed: int = SEED) -> list[str]:
     return list(out)
 
 
+def language_tables() -> None:
+    """``zipf-<language>.tsv`` for each of FREQUENCY_LANGUAGES: its words of Zipf LANGUAGE_ZIPF or more that it
+    uses more than English does, commonest first (recall reads the head of each to tell a message's language)."""
+    from wordfreq import zipf_frequency
+
+    for language in FREQUENCY_LANGUAGES:
+        words = [(word, zipf_frequency(word, language)) for word in _alphabetic(language)]
+        known = sorted(((word, value) for word, value in words if value >= LANGUAGE_ZIPF
+                        and value > zipf_frequency(word, "en")), key=lambda pair: -pair[1])
+        (OUT / f"zipf-{language}.tsv").write_text("".join(f"{w}\t{value:.2f}\n" for w, value in known),
+                                                   encoding="utf-8")
+        print(f"{language}: {len(known)} words")
+
+
+def _alphabetic(language: str) -> list[str]:
+    from wordfreq import top_n_list
+
+    return [word for word in top_n_list(language, WORDS) if word.isalpha()]
+
+
 def main() -> None:
+    import sys
+
     import numpy as np
-    from wordfreq import top_n_list, zipf_frequency
+    from wordfreq import zipf_frequency
+
+    if sys.argv[1:] == ["languages"]:
+        return language_tables()
 
     from scope_recall_engine.companion import embedders
     from scope_recall_engine.config import DEFAULT_EMBEDDING_MODEL
@@ -548,9 +578,10 @@ def main() -> None:
     vectors = np.asarray(embedders.embed_passages(embedders.get_model(DEFAULT_EMBEDDING_MODEL), texts), np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     np.save(OUT / f"{DEFAULT_EMBEDDING_MODEL}.npy", vectors.astype(np.float16))
-    words = [w for w in top_n_list("en", WORDS) if w.isalpha()]
+    words = _alphabetic("en")
     (OUT / "zipf-en.tsv").write_text("".join(f"{w}\t{zipf_frequency(w, 'en'):.2f}\n" for w in words), encoding="utf-8")
     print(f"{len(texts)} sentences, {vectors.shape} vectors, {len(words)} words -> {OUT}")
+    language_tables()
 
 
 if __name__ == "__main__":

@@ -121,8 +121,11 @@ def recall_reference(db) -> Check:
     model = vectors.model_id(db)
     try:
         texts, words = len(reference.population().texts), len(reference.zipf())
+        spoken = [reference.language_zipf(language) for language in reference.languages()]
+        if not spoken:
+            raise ConfigError("the other languages' word frequencies are missing (messages are weighed as English)")
         shipped = (reference.DATA / f"{model}.npy").exists()
-        detail = f"{texts} reference sentences, {words} background words"
+        detail = f"{texts} reference sentences, {words} background words, {len(spoken)} other languages"
         if shipped:
             reference.space(model)
             detail += f", vectors for {model}"

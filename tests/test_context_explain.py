@@ -163,3 +163,15 @@ def test_explain_says_which_rule_held_back_a_message_that_rests_on_nothing_of_th
     assert candidate["why"].startswith(reason)
     looked_up = explain(db, _view(alice), lookup)
     assert not looked_up[flag] and [c["id"] for c in looked_up["candidates"] if c["admitted"]][:1] == [stored]
+
+
+def test_explain_names_the_language_a_message_is_weighed_in(db_path, alice):
+    """A Spanish message is explained as weighed in Spanish too (JSON and text); an English one names none."""
+    db = connect(db_path)
+    lifecycle.store(db, alice, "user", "Alice's controller is a Pioneer DDJ-FLX6", OP)
+    db.close()
+    runner, base = CliRunner(), ["--db", str(db_path), "explain", "--user", "alice", "--chat", "chat-1"]
+    spanish = "q controller tengo? el pibe de la casa de musica me pregunta"
+    assert json.loads(runner.invoke(cli, [*base, "--json", spanish]).output)["language"] == "es"
+    assert "words weighed in es too" in runner.invoke(cli, [*base, spanish]).output
+    assert json.loads(runner.invoke(cli, [*base, "--json", "which controller do I have?"]).output)["language"] is None

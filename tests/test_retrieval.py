@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
-from scope_recall_engine.companion import dense, embedders, vectors
+from scope_recall_engine.companion import dense, embedders, reference, vectors
 from scope_recall_engine.reading import intent, retrieval
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
@@ -14,6 +14,7 @@ from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import lifecycle
 
 ME = human("tester")
+SHIPPED_REFERENCE = reference.DATA  # before any test points it elsewhere
 FACTS = {
     "food": "Alice's favourite food is sushi, especially salmon nigiri",
     "tea": "Alice drinks green tea every morning before work",
@@ -277,6 +278,8 @@ def without_reference(monkeypatch, tmp_path):
 
     def forget():
         reference.zipf.cache_clear()
+        reference.language_zipf.cache_clear()
+        reference._signs.cache_clear()
         reference.coined_words.cache_clear()
         reference.population.cache_clear()
         reference._SPACES.clear()
@@ -297,6 +300,30 @@ def test_a_missing_reference_degrades_to_words_and_doctor_names_it(db, alice, wi
     assert retrieval.search(db, View(alice.accessible()), "capital of Australia").hits == []
     [check] = [c for c in doctor.run(db) if c.name == "recall_reference"]
     assert not check.ok and "reinstall" in check.repair
+
+
+def test_a_corrupt_language_table_degrades_to_english_weights_and_doctor_names_it(db, alice, without_reference,
+                                                                                 tmp_path, monkeypatch):
+    """A Spanish message over a broken Spanish table is weighed as English (the result says so, and its telling
+    word holds less of it) and still ranks its memory first; control: over the intact copy it is weighed in
+    Spanish, not degraded, and recalls the memory."""
+    from scope_recall_engine import doctor
+
+    intact = tmp_path / "reference"
+    shutil.copytree(SHIPPED_REFERENCE, intact)
+    monkeypatch.setattr(reference, "DATA", intact)
+    ids = _fill(db, alice, drain=False)
+    view, message = View(alice.accessible()), "que auto tengo? el volvo de la casa"
+    fine = retrieval.search(db, view, message, 3, use_vectors=False)
+    assert fine.language == "es" and not fine.degraded and _ids(fine)[:1] == [ids["car"]]
+    (intact / "zipf-es.tsv").write_text("que\tmany\n", encoding="utf-8")
+    reference.language_zipf.cache_clear()
+    reference._signs.cache_clear()
+    broken = retrieval.search(db, view, message, 3, use_vectors=False, abstain=False)
+    assert broken.degraded and "zipf-es" in broken.lanes["languages"] and _ids(broken)[:1] == [ids["car"]]
+    assert broken.language is None and broken.candidates[0].lexical_own < fine.candidates[0].lexical_own
+    [check] = [c for c in doctor.run(db) if c.name == "recall_reference"]
+    assert not check.ok and "zipf-es" in check.detail
 
 
 def test_doctor_finds_the_shipped_reference(db):
@@ -566,6 +593,37 @@ def test_a_question_in_short_forms_is_answered_and_a_general_question_is_not(db)
         assert _ids(retrieval.search(db, view, question, 3)) == [], question
 
 
+def test_a_message_in_another_language_is_weighed_in_it():
+    """Two or more of a language's common words name the message's other language ("cuanto llevo ahorrado pa
+    berlin"); English, and a single foreign name, name none. In it, its common words weigh little and the telling
+    word holds more of the message; an English message's weights do not change."""
+    from scope_recall_engine.companion import reference
+
+    spanish = ["controller", "tengo", "pibe", "casa", "musica", "pregunta", "venderme", "cable"]
+    assert reference.spoken(spanish) == "es"
+    assert reference.spoken(["qual", "era", "nome", "moinho", "again"]) == "pt"
+    assert reference.spoken(["dinner", "ideas", "friday", "vegetarian"]) is None
+    assert reference.spoken(["festa", "tomorrow", "school"]) is None  # one sign is a name or a loan word
+    english, weighed = reference.weights(spanish, {}, 20), reference.weights(spanish, {}, 20, "es")
+    assert weighed["tengo"] < english["tengo"] / 2 and weighed["controller"] == english["controller"]
+    share = lambda weights: weights["controller"] / sum(weights.values())  # noqa: E731
+    assert share(weighed) > 1.3 * share(english)
+    words = ["dinner", "ideas", "friday"]
+    assert reference.weights(words, {}, 20, reference.spoken(words)) == reference.weights(words, {}, 20)
+
+
+def test_a_word_of_the_messages_language_is_no_typo(db, alice):
+    """"hermano" is Spanish, not a mistyped "herman": a Spanish message about the user's brother does not reach the
+    memory about Herman on that word; control: in an English message the same word is read as the typo it is."""
+    herman = _fill(db, alice, {"herman": "Herman fixes Alice's bike on Sundays."}, drain=False)["herman"]
+    view = View(alice.accessible())
+    spanish = retrieval.search(db, view, "mi hermano me pregunta si estudiar sonido", 3, use_vectors=False,
+                               abstain=False)
+    english = retrieval.search(db, view, "what does hermano do?", 3, use_vectors=False, abstain=False)
+    assert spanish.language == "es" and herman not in [c.row.id for c in spanish.candidates]
+    assert english.language is None and _ids(english)[:1] == [herman]
+
+
 def test_a_mistyped_word_is_read_as_the_word_it_meant():
     """One edit after the first letter, to the language's most frequent known word; a known word, its plural, a
     short clipping, a name near no word and a first letter are kept as typed."""
@@ -775,6 +833,41 @@ def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_lif
 ])
 def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(message, asks):
     assert intent.asks_anything(message) is asks
+
+
+@pytest.mark.parametrize(("message", "context", "world"), [
+    ("mi hermano me pregunta si estudiar sonido o ir a la facu, q le digo", True, False),
+    ("cuanto es 18% de 45000", False, True), ("por que el cafe se pone amargo si lo dejas en la jarra", False, True),
+    ("combien font 1 250 $ divisé par 8 ?", False, True), ("quem ganhou a copa de 2002 no Brasil?", False, True),
+    ("quero fazer moqueca no domingo, me dá umas dicas", True, False),
+    ("was soll ich meiner Mutter zum Geburtstag schenken, hast du Ideen?", True, False),
+])
+def test_a_message_in_another_language_is_read_for_what_it_asks(message, context, world):
+    """Glossed in English for intent, a Spanish, Portuguese, French or German message asks for the user's context,
+    or for what the world knows, as its English would; control: as typed, the English rules see neither."""
+    from scope_recall_engine.reading.glosses import gloss
+
+    asked = gloss(message, reference.spoken(retrieval.query_terms(message)))
+    assert (intent.asks_for_context(asked), intent.explains(asked)) == (context, world)
+    assert (intent.asks_for_context(message), intent.explains(message)) == (False, False)
+    assert gloss("what should I cook for my sister?", None) == "what should I cook for my sister?"
+
+
+SAVER = {"berlin": "She's saving in dollars for a trip to Berlin next September; she has US$1,800 of US$3,500.",
+         "coffee": "Vale is head barista at Café Lunfardo and dials in the espresso every morning.",
+         "cat": "Yerba, the 3-year-old cat, eats Royal Canin Urinary S/O."}
+
+
+def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_not(db):
+    """"cuanto llevo ahorrado pa berlin?? te lo habia dicho" is a lookup in her life: the Berlin savings come first;
+    "por que el cafe se pone amargo..." is asked of the world: nothing of hers is recalled, in the same store."""
+    vale = Identity(user="vale", chat="c1")
+    ids = _fill(db, vale, SAVER)
+    view = View(vale.accessible())
+    assert _ids(retrieval.search(db, view, "cuanto llevo ahorrado pa berlin?? te lo habia dicho"))[:1] == [
+        ids["berlin"]]
+    why = retrieval.search(db, view, "por que el cafe se pone amargo si lo dejas mucho en la jarra")
+    assert why.asks_the_world and why.hits == []
 
 
 CHILLY = {"gloves": "Kiara's hands go numb in the cold: she has Raynaud's.",

@@ -99,7 +99,9 @@ def explain(identity, limit, as_of, trusted_only, as_json, query):
 def explanation_text(report: dict) -> str:
     lanes = ", ".join(f"{lane} {state}" for lane, state in report["lanes"].items())
     miss = f" ({report['miss_reason']})" if report["miss_reason"] else ""
-    lines = [f"query {report['query']!r}: {report['admitted']} admitted{miss}" + (f"; lanes: {lanes}" if lanes else "")]
+    language = f"; words weighed in {report['language']} too" if report.get("language") else ""
+    lines = [f"query {report['query']!r}: {report['admitted']} admitted{miss}" + (f"; lanes: {lanes}" if lanes else "")
+             + language]
     for c in report["candidates"]:
         scores = " ".join(f"{lane}={score:g}" for lane, score in c["lanes"].items())
         lines.append(f"{c['rank']:>2}. #{c['id']} {c['target']} · {c['review_state']}: {scores}; relevance "

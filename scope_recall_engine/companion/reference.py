@@ -1,10 +1,14 @@
 """The fixed reference recall calibrates against, so that relevance means the same in a store of 1 memory and
 of 100,000: 4,000 generic memory-like sentences about made-up people (``reference/sentences.txt``, with their
-vectors for the default embedder) and a background word-frequency table (``reference/zipf-en.tsv``).
+vectors for the default embedder) and background word-frequency tables (``reference/zipf-en.tsv``, and for 31
+other languages the words each uses more than English, ``reference/zipf-<language>.tsv``).
 
 A term's weight blends that background with the store's own counts (a rare word is rare in the language before
-the store has seen anything); the reference population is scored exactly like a memory, and a memory's relevance
-is the share of it the memory out-scores. Built by ``python -m scope_recall_bench.build_reference``.
+the store has seen anything); a message written (or half written) in another language has that language's
+frequencies too (``spoken``), so "que", "tengo" and "pa" weigh as little in Spanish as "what", "have" and "for"
+in English, and "rekordbox" holds its share of the message. The reference population is scored exactly like a
+memory, and a memory's relevance is the share of it the memory out-scores. Built by
+``python -m scope_recall_bench.build_reference``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ UNSEEN_ZIPF = 1.0  # a word the table does not know: a name, a code, a typo — 
 MAX_WEIGHT = 12.0
 KNOWN_ZIPF = 3.0  # a word at least this frequent (once in a million words) is one the language knows
 COMMON_ZIPF = 5.5  # the language's commonest words ("like", "live", "get", "work"): weak evidence of a topic
+SPOKEN_ZIPF = 5.0  # a word this common in another language (Spanish "tengo", "pero") ...
+SPOKEN_MARGIN = 1.0  # ... and this much commoner there than in English is a sign the message is written in it
+SPOKEN_SIGNS = 2  # ... and two signs name its language ("Café da manhã ideas?"; a name alone is no sign)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -54,24 +61,77 @@ def zipf() -> dict[str, float]:
         raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall scope-recall")
 
 
-def background_share(term: str) -> float:
+def languages() -> list[str]:
+    """The other languages whose frequencies ship (``zipf-<language>.tsv``)."""
+    return sorted(path.stem.removeprefix("zipf-") for path in DATA.glob("zipf-*.tsv") if path.stem != "zipf-en")
+
+
+@functools.lru_cache(maxsize=64)
+def language_zipf(language: str) -> dict[str, float]:
+    """A language's words that it uses more than English does, with their Zipf values, commonest first."""
+    path = DATA / f"zipf-{language}.tsv"
+    try:
+        fields = path.read_text(encoding="utf-8").split()
+        if len(fields) % 2:
+            raise ValueError("a word without its frequency")
+        return dict(zip(fields[::2], map(float, fields[1::2])))
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall scope-recall")
+
+
+@functools.lru_cache(maxsize=1)
+def _signs() -> dict[str, dict[str, float]]:
+    """Each other language's signs (SPOKEN_ZIPF, SPOKEN_MARGIN): read from the head of its table, once."""
+    english, signs = zipf(), {}
+    for language in languages():
+        signs[language] = head = {}
+        path = DATA / f"zipf-{language}.tsv"
+        try:
+            with open(path, encoding="utf-8") as lines:
+                for word, value in (line.split() for line in lines):
+                    if float(value) < SPOKEN_ZIPF:
+                        break
+                    if float(value) >= english.get(word, 0.0) + SPOKEN_MARGIN:
+                        head[word] = float(value)
+        except (OSError, ValueError) as error:
+            raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall") from None
+    return signs
+
+
+def spoken(terms: list[str]) -> str | None:
+    """The language besides English the terms are written in: the one with the most signs, SPOKEN_SIGNS at least
+    ("cuanto llevo ahorrado pa berlin", "qual era o nome do moinho again?"), or None."""
+    signs = _signs()
+    counted = {language: sum(term in head for term in set(terms)) for language, head in signs.items()}
+    best = max(counted, key=lambda language: (counted[language], language), default=None)
+    return best if best and counted[best] >= SPOKEN_SIGNS else None
+
+
+def frequency(term: str, language: str | None = None) -> float:
+    """The term's Zipf value in English or, when the message is written in ``language``, there, whichever is
+    higher."""
+    value = zipf().get(term, UNSEEN_ZIPF)
+    return max(value, language_zipf(language).get(term, UNSEEN_ZIPF)) if language else value
+
+
+def background_share(term: str, language: str | None = None) -> float:
     """The share of memory-like sentences that would hold ``term``, from its frequency in the language."""
-    frequency = 10 ** (zipf().get(term, UNSEEN_ZIPF) - 9)
-    return min(1.0, WORDS_PER_MEMORY * frequency)
+    return min(1.0, WORDS_PER_MEMORY * 10 ** (frequency(term, language) - 9))
 
 
-def uncommon(terms: list[str]) -> set[str]:
+def uncommon(terms: list[str], language: str | None = None) -> set[str]:
     """The terms that are not among the language's commonest words."""
-    table = zipf()
-    return {term for term in terms if table.get(term, UNSEEN_ZIPF) < COMMON_ZIPF}
+    return {term for term in terms if frequency(term, language) < COMMON_ZIPF}
 
 
-def weights(terms: list[str], store_counts: dict[str, int], store_size: int) -> dict[str, float]:
-    """Each query term's weight: -log of its document share, the store's counts blended with the background."""
+def weights(terms: list[str], store_counts: dict[str, int], store_size: int, language: str | None = None
+            ) -> dict[str, float]:
+    """Each query term's weight: -log of its document share, the store's counts blended with the background (of
+    the message's language too, ``spoken``)."""
     blended = {}
     for term in terms:
-        share = (store_counts.get(term, 0) + PRIOR_DOCUMENTS * background_share(term)) / (store_size
-                                                                                          + PRIOR_DOCUMENTS)
+        share = (store_counts.get(term, 0) + PRIOR_DOCUMENTS * background_share(term, language)) / (
+            store_size + PRIOR_DOCUMENTS)
         blended[term] = min(MAX_WEIGHT, -math.log(max(share, 1e-12)))
     return blended
 

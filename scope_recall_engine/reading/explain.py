@@ -32,7 +32,7 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
     floor = retrieval.CONTEXT_FLOOR if found.rests_on_user else None
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
-            "asks_the_world": found.asks_the_world, "small_talk": found.small_talk,
+            "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,
             "candidates": [_candidate(rank, c, floor, found.asks_the_world, found.small_talk)
                            for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}

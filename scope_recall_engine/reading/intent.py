@@ -50,9 +50,11 @@ _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's m
     r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random)"
     r"|(?:poem|limerick|haiku|sonnet|story|song|verse|rhyme|rap) (?:about|on(?: the theme of)?)"
     r" (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
-_SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "how many ounces in a pound?"
-    r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[\d.,]+\s*(?:%\s*of|x|\*|\+|-|/|times|plus|minus"
-    r"|divided by)\s*[$€£]?[\d.,]+\W*$|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+"
+_SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "1 250 $ divided by 8",
+    # "how many ounces in a pound?"
+    r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\s*(?:%\s*of|x|\*|\+|-|/"
+    r"|times|plus|minus|divided by)\s*[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\W*$"
+    r"|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+"
     r"|\b[\d.]+\s*% (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b",  # "the cake costs $68, with 15% off how much is it?"
     re.IGNORECASE)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
+from scope_recall_engine.reading.glosses import gloss
 from scope_recall_engine.reading.intent import (
     about_the_world,
     asks_about_user,
@@ -79,7 +80,8 @@ LOOKUP_WORDS = 2  # ... unless it is a lookup of this many distinct words at mos
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
-COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more) is whom they are about
+COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more), and in two of them at
+# least, is whom they are about (a city one of three memories names is a place)
 _NAMED = re.compile(r"\b(?:my name is|i am called|i'm called|call me|i go by|the user's name is|the user goes by"
                     r"|the user is (?:called|named))\s+([A-Z][\w'-]+)", re.IGNORECASE)  # not "her manager is called"
 _LANGUAGE = re.compile(DEMONYMS, re.IGNORECASE)
@@ -99,6 +101,7 @@ class SearchResult:
     rests_on_user: bool = False  # whether answering the query rests on the user's own context (its floor is lower)
     asks_the_world: bool = False  # a general question the world answers (``intent.explains``): only an id recalls
     small_talk: bool = False  # small talk that asks nothing ("ugh mondays"): only an id recalls
+    language: str | None = None  # the language besides English its words are weighed in (``reference.spoken``)
 
     def __iter__(self):
         return iter(self.hits)
@@ -311,7 +314,7 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int)
     """The query's words that name the user: a known name (``self_names``), or a name that a large share of the
     view's memories hold (they are about that person). Second: whether any of them is that common, so that
     memories holding it would all match on the name alone."""
-    common = {term for term, df in counts.items() if size >= COMMON_ROWS and df >= COMMON_SHARE * size
+    common = {term for term, df in counts.items() if size >= COMMON_ROWS and df >= max(2, COMMON_SHARE * size)
               and not _LANGUAGE.fullmatch(term)}  # a learner's memories all say "English": no name of theirs
     known = self_names(db, view)
     spoken = [word.casefold() for word in _WORD.findall(query)]
@@ -349,18 +352,25 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
-    typed = {term: meant for term in terms if not counts.get(term) and (meant := reference.spelled(term))}
+    try:
+        language, languages_broken = reference.spoken(words), None  # "cuanto llevo ahorrado pa berlin"
+    except ConfigError as error:  # English frequencies alone, and the result says so below
+        language, languages_broken = None, error
+    typed = {term: meant for term in terms if not counts.get(term) and not _known(term, language)
+             and (meant := reference.spelled(term))}
     if typed:  # a mistyped word no memory holds ("dauhgter"): the word it meant, counted like any other
         terms = list(dict.fromkeys(typed.get(term, term) for term in terms))
         counts |= document_counts(db, view, list(typed.values()), since)
     try:
-        weights, broken, telling = reference.weights(terms, counts, size), None, reference.uncommon(terms)
+        weights, broken = reference.weights(terms, counts, size, language), None
+        telling = reference.uncommon(terms, language)
     except ConfigError as error:  # the background table is missing: equal weights, and the result says so below
         weights, broken, telling = dict.fromkeys(terms, 1.0), error, set(terms)
     meant = _WORD.sub(lambda word: typed.get(word.group(0).lower(), word.group(0)), query) if typed else query
-    owned = owned_words(meant)
+    asked = gloss(meant, language)  # what intent reads: "mi hermano me pregunta" as "my hermano me pregunta"
+    owned = owned_words(asked)
     weights = {term: weight * (OWNED_WEIGHT if term in owned else 1.0) for term, weight in weights.items()}
-    asks = asks_for_context(query)  # by its words: associative evidence (latent terms) counts too
+    asks = asks_for_context(asked)  # by its words: associative evidence (latent terms) counts too
     pending = dense.start(db, view, wordings(meant, names, common), budget, context=asks) if use_vectors else None
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
@@ -377,13 +387,15 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     context = asks  # whether it rests on the user's own context: by its words alone without the vector lane
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED
-        context = leans and (bool(names) or not about_the_world(query)) or asks_about_user(query)
+        context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
     if broken is None:
         try:
             _score(db, candidates, weights, lane, context, hubs=context and not names,
-                   needs_weight=LOOKUP_NEEDS_WEIGHT if looks_up(query) else NEEDS_WEIGHT)
+                   needs_weight=LOOKUP_NEEDS_WEIGHT if looks_up(asked) else NEEDS_WEIGHT)
         except ConfigError as error:
             broken = error
+    if languages_broken is not None:
+        lanes["languages"] = str(languages_broken)[:200]
     if broken is not None:  # the reference is missing or corrupt: words alone, and the result says so
         lanes["reference"], lane = str(broken)[:200], None
         for candidate in candidates.values():
@@ -391,11 +403,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
-    in_general = not names and not _CJK.search(query) and (general(query) if share is None else not context)
-    world = in_general and explains(query)  # "why do cows have four stomachs", asked of a dairy farmer
+    in_general = not names and not _CJK.search(query) and (general(asked) if share is None else not context)
+    world = in_general and explains(asked)  # "why do cows have four stomachs", asked of a dairy farmer
     lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
     chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
-            and not asks_anything(query))  # "long day man, 11 hours": no question, no request
+            and not asks_anything(asked))  # "long day man, 11 hours": no question, no request
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
@@ -404,9 +416,15 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
-    degraded = (use_vectors and lane is None) or "reference" in lanes
+    degraded = (use_vectors and lane is None) or "reference" in lanes or "languages" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
-                        candidates=ranked, rests_on_user=context, asks_the_world=world, small_talk=chat)
+                        candidates=ranked, rests_on_user=context, asks_the_world=world, small_talk=chat,
+                        language=language)
+
+
+def _known(term: str, language: str | None) -> bool:
+    """Whether the message's other language knows the term (no typo of an English word: "pregunta")."""
+    return language is not None and reference.frequency(term, language) >= reference.KNOWN_ZIPF
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],

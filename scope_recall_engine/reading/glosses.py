@@ -1,0 +1,131 @@
+"""A message in another language, glossed for ``intent``: its question words, pronouns and request verbs said
+in English, so that the rules of what a message asks for read "mi hermano me pregunta..." as "my brother..." and
+"combien font 1 250 $ divisé par 8?" as the sum it is. The gloss is read by intent alone: words are searched and
+embedded as typed. A message's language comes from ``reference.spoken``; a language without a glossary here
+is read as typed (its English words still count).
+
+Each glossary maps a word or phrase, lower case and without accents, to the English that intent's rules know;
+a phrase wins over the words in it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+_SPANISH = {
+    "yo": "I", "mi": "my", "mis": "my", "nosotros": "we", "nosotras": "we", "nuestro": "our", "nuestra": "our",
+    "nuestros": "our", "nuestras": "our", "tengo": "I have", "quiero": "I want", "necesito": "I need",
+    "estoy": "I am", "voy": "I go", "puedo": "I can", "llevo": "I have", "hago": "I do", "me olvide": "I forgot",
+    "por que": "why", "porque": "because", "cuando": "when", "donde": "where", "quien": "who", "cual": "which",
+    "cuales": "which", "cuanto": "how much", "cuanta": "how much", "cuantos": "how many", "cuantas": "how many",
+    "como": "how", "cuanto es": "what is", "cuanto son": "what is", "que es": "what is",
+    "idea": "idea", "consejo": "advice", "consejos": "tips", "recomienda": "recommend",
+    "recomiendas": "recommend", "recomendas": "recommend", "recomendame": "recommend", "recomiendame": "recommend",
+    "recomendacion": "recommend", "recomendaciones": "recommend", "sugerencia": "suggest",
+    "sugerencias": "suggest", "sugerime": "suggest", "sugiereme": "suggest", "deberia": "should",
+    "debo": "should", "me conviene": "should I", "conviene": "should", "ayudame": "help me", "ayuda": "help",
+    "armame": "make me", "hazme": "make me", "haceme": "make me", "escribe": "write", "escribime": "write",
+    "escribeme": "write",
+    "recuerdame": "remind me", "recordame": "remind me", "te dije": "I told you", "te lo dije": "I told you",
+    "te habia dicho": "I told you", "te lo habia dicho": "I told you", "te conte": "I told you",
+    "explica": "explain", "explicame": "explain", "explicar": "explain", "traduce": "translate",
+    "traduci": "translate", "traducime": "translate", "traduceme": "translate", "traducir": "translate",
+    "chiste": "joke", "chistes": "jokes", "adivinanza": "riddle", "dato curioso": "fun fact",
+    "poema sobre": "poem about", "es verdad": "is it true", "es cierto": "is it true",
+    "diferencia entre": "difference between", "quien gano": "who won", "quien escribio": "who wrote",
+    "quien invento": "who invented", "capital de": "capital of", "significado de": "meaning of",
+    "como se dice": "how do you say", "de": "of", "dividido por": "divided by",
+}
+_PORTUGUESE = {
+    "eu": "I", "meu": "my", "minha": "my", "meus": "my", "minhas": "my", "nos": "we", "nosso": "our",
+    "nossa": "our", "nossos": "our", "nossas": "our", "tenho": "I have", "quero": "I want", "preciso": "I need",
+    "estou": "I am", "vou": "I go", "posso": "I can", "esqueci": "I forgot",
+    "por que": "why", "porque": "because", "quando": "when", "onde": "where", "quem": "who", "qual": "which",
+    "quais": "which", "quanto": "how much", "quanta": "how much", "quantos": "how many", "quantas": "how many",
+    "como": "how", "quanto e": "what is", "quanto da": "what is", "o que e": "what is",
+    "dicas": "tips", "dica": "tip", "ideias": "ideas", "ideia": "idea", "conselho": "advice",
+    "conselhos": "advice", "sugestao": "suggest", "sugestoes": "suggest", "sugere": "suggest",
+    "sugira": "suggest", "recomenda": "recommend", "recomende": "recommend", "recomendacao": "recommend",
+    "devo": "should", "deveria": "should", "me ajuda": "help me", "ajuda": "help", "faz": "make",
+    "escreve": "write", "plano": "plan", "cardapio": "menu", "roteiro": "itinerary",
+    "me lembra": "remind me", "te falei": "I told you", "te disse": "I told you",
+    "explica": "explain", "explique": "explain", "traduz": "translate", "traduza": "translate",
+    "traduzir": "translate", "piada": "joke", "piadas": "jokes", "charada": "riddle",
+    "curiosidade": "fun fact", "poema sobre": "poem about", "e verdade": "is it true",
+    "diferenca entre": "difference between", "quem ganhou": "who won", "quem escreveu": "who wrote",
+    "quem inventou": "who invented", "capital de": "capital of", "como se diz": "how do you say", "de": "of",
+    "dividido por": "divided by", "vezes": "times",
+}
+_FRENCH = {
+    "je": "I", "j": "I", "mon": "my", "ma": "my", "mes": "my", "nous": "we", "notre": "our", "nos": "our",
+    "pourquoi": "why", "quand": "when", "ou": "or", "qui": "who", "quel": "which", "quelle": "which",
+    "quels": "which", "quelles": "which", "combien": "how much", "comment": "how", "combien font": "what is",
+    "combien fait": "what is", "c est quoi": "what is", "conseil": "advice", "conseils": "tips",
+    "idees": "ideas", "idee": "idea", "suggestion": "suggest", "suggestions": "suggest", "suggere": "suggest",
+    "proposer": "suggest", "propose": "suggest", "recommande": "recommend", "recommandes": "recommend",
+    "recommandation": "recommend", "devrais": "should", "dois": "should", "aide moi": "help me",
+    "aide": "help", "ecris": "write", "planning": "schedule",
+    "rappelle moi": "remind me", "je t ai dit": "I told you", "explique": "explain",
+    "expliquer": "explain", "traduis": "translate", "traduire": "translate", "traduction": "translate",
+    "blague": "joke", "blagues": "jokes", "devinette": "riddle", "fait etonnant": "fun fact",
+    "fait amusant": "fun fact", "poeme sur": "poem about", "c est vrai": "is it true",
+    "est ce vrai": "is it true", "difference entre": "difference between", "qui a gagne": "who won",
+    "qui a ecrit": "who wrote", "qui a invente": "who invented", "capitale de": "capital of",
+    "comment dit on": "how do you say", "de": "of", "divise par": "divided by", "fois": "times",
+}
+_GERMAN = {
+    "ich": "I", "mein": "my", "meine": "my", "meinen": "my", "meinem": "my", "meiner": "my", "wir": "we",
+    "unser": "our", "unsere": "our", "unseren": "our", "brauche": "I need", "mochte": "I want", "will": "I want",
+    "habe": "I have", "hab": "I have", "bin": "I am", "warum": "why", "wieso": "why", "weshalb": "why",
+    "wann": "when", "wo": "where", "wer": "who", "welche": "which", "welcher": "which", "welches": "which",
+    "wie viel": "how much", "wieviel": "how much", "wie viele": "how many", "wie": "how", "was ist": "what is",
+    "tipps": "tips", "ideen": "ideas", "idee": "idea", "vorschlag": "suggest",
+    "vorschlage": "suggest", "empfiehlst": "recommend", "empfehlen": "recommend", "empfehlung": "recommend",
+    "soll": "should", "sollte": "should", "hilf": "help", "schreib": "write", "schreibe": "write",
+    "erinnere mich": "remind me",
+    "hab dir gesagt": "I told you", "habe dir gesagt": "I told you", "erklare": "explain", "erklar": "explain",
+    "erklaren": "explain", "ubersetze": "translate", "ubersetzen": "translate", "ubersetzung": "translate",
+    "witz": "joke", "witze": "jokes", "ratsel": "riddle", "stimmt es": "is it true",
+    "ist es wahr": "is it true", "unterschied zwischen": "difference between", "wer hat gewonnen": "who won",
+    "hauptstadt von": "capital of", "wie sagt man": "how do you say", "von": "of",
+    "geteilt durch": "divided by", "mal": "times",
+}
+_ITALIAN = {
+    "io": "I", "mio": "my", "mia": "my", "miei": "my", "mie": "my", "noi": "we", "nostro": "our",
+    "nostra": "our", "nostri": "our", "nostre": "our", "ho bisogno": "I need", "voglio": "I want", "ho": "I have",
+    "sono": "I am", "perche": "why", "quando": "when", "dove": "where", "chi": "who", "quale": "which",
+    "quali": "which", "quanto": "how much", "quanta": "how much", "quanti": "how many", "quante": "how many",
+    "come": "how", "quanto fa": "what is", "cos e": "what is", "consigli": "tips", "consiglio": "advice",
+    "consigliami": "recommend", "idee": "ideas", "idea": "idea", "suggerisci": "suggest",
+    "suggerimento": "suggest", "dovrei": "should", "devo": "should", "aiutami": "help me", "aiuto": "help",
+    "scrivi": "write", "piano": "plan", "ricordami": "remind me",
+    "ti ho detto": "I told you", "spiega": "explain", "spiegami": "explain", "traduci": "translate",
+    "traduzione": "translate", "barzelletta": "joke", "indovinello": "riddle", "e vero": "is it true",
+    "differenza tra": "difference between", "chi ha vinto": "who won", "chi ha scritto": "who wrote",
+    "capitale di": "capital of", "come si dice": "how do you say", "di": "of", "diviso": "divided by",
+}
+GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN}
+_APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
+
+
+def fold(text: str) -> str:
+    """Without accents ("qué" as "que"), and with apostrophes and hyphens between words as spaces."""
+    decomposed = unicodedata.normalize("NFKD", _APART.sub(" ", text))
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+@functools.lru_cache(maxsize=None)
+def _phrases(language: str) -> re.Pattern:
+    entries = sorted(GLOSSARIES[language], key=len, reverse=True)  # a phrase before the words in it
+    return re.compile(r"\b(?:" + "|".join(re.escape(entry) for entry in entries) + r")\b", re.IGNORECASE)
+
+
+def gloss(message: str, language: str | None) -> str:
+    """The message with its language's words for intent said in English; unchanged in English or a language
+    without a glossary."""
+    glossary = GLOSSARIES.get(language or "")
+    if glossary is None:
+        return message
+    return _phrases(language).sub(lambda found: glossary[found.group(0).lower()], fold(message))
