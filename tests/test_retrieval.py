@@ -399,6 +399,7 @@ def test_how_something_works_is_a_general_question_not_one_about_where_the_user_
     assert _ids(retrieval.search(db, view, "when do I work this week?")) == [ids["shifts"]]
     monkeypatch.setattr(retrieval, "frame_words", lambda message: set())  # "works" is less common than "work"
     monkeypatch.setattr(retrieval, "GENERAL_SHARE", 0.0)  # ... and here no word in passing
+    monkeypatch.setattr(retrieval, "FAR_MEANING", float("-inf"))  # ... however far its meaning
     monkeypatch.setattr(retrieval, "explains", lambda message: False)  # ... nor an explanation the world gives
     assert _ids(retrieval.search(db, view, "explain how a transistor works")) == [ids["shifts"]]
 
@@ -819,6 +820,8 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("Please compose a short verse on the theme of gratitude.", True), ("write a rap about pizza", True),
     ("write a song about my dog for her birthday", False), ("Kindly correct this sentence: 'it's merits'", True),
     ("can you proofread this paragraph?", True), ("the cake costs $68, with 15% off how much is it?", True),
+    ("what causes the northern lights?", True), ("what causes my headaches?", False),
+    ("What is 15 percent of 3 460 kronor?", True), ("is it actually true you shouldn't wake a sleepwalker?", True),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -868,6 +871,23 @@ def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_no
         ids["berlin"]]
     why = retrieval.search(db, view, "por que el cafe se pone amargo si lo dejas mucho en la jarra")
     assert why.asks_the_world and why.hits == []
+
+
+def test_one_word_of_a_general_questions_phrase_in_another_sense_recalls_nothing(db, monkeypatch):
+    """"what is the speed of light?" shares "light" with "wants something light for studying", and "what is a black
+    hole?" shares "black" with "black coffee": a part of the question's telling words, in a memory far from it on
+    meaning, is a word in passing; nothing is recalled. A lookup in the same store is answered, and with the rule
+    set aside the laptop memory is recalled for the speed of light (control)."""
+    neha = Identity(user="neha", chat="c1")
+    ids = _fill(db, neha, {"laptop": "Her laptop is dying; she wants something light for studying on the go.",
+                           "coffee": "Neha is lactose intolerant, so she takes oat milk or black coffee.",
+                           "shift": "Neha works night shifts in the ICU, 8pm to 8am."})
+    view = View(neha.accessible())
+    assert retrieval.search(db, view, "what is the speed of light?").hits == []
+    assert retrieval.search(db, view, "what is a black hole?").hits == []
+    assert _ids(retrieval.search(db, view, "which laptop should I get for studying?"))[:1] == [ids["laptop"]]
+    monkeypatch.setattr(retrieval, "FAR_MEANING", float("-inf"))
+    assert ids["laptop"] in _ids(retrieval.search(db, view, "what is the speed of light?"))
 
 
 CHILLY = {"gloves": "Kiara's hands go numb in the cold: she has Raynaud's.",

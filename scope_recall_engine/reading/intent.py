@@ -32,7 +32,8 @@ _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why a
     re.IGNORECASE)
 _CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it; someone's
     # report alone ("nanay says her sugar is 220, what should she do") is no claim: it must be put to the test
-    r"\b(?:is (?:it|that|this) true|is there anything in (?:it|that|this)|who(?:'s| is) right|settle (?:it|this)"
+    r"\b(?:is (?:it|that|this) (?:\w+ )?true|is there anything in (?:it|that|this)|who(?:'s| is) right"
+    r"|settle (?:it|this)"
     r"|(?:says?|said|swears?|insists?|claims?|reckons?|read|heard) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+"
     r".*\b(?:true|right|myth|legit|correct|fact)\b"
     r"|\b(?:i'm|i am) (?:pretty |fairly |quite )?(?:sure|certain) (?:that )?(?!(?:i|i'm|my|we|our)\b)\w+"
@@ -55,7 +56,7 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\s*(?:%\s*of|x|\*|\+|-|/"
     r"|times|plus|minus|divided by)\s*[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\W*$"
     r"|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+"
-    r"|\b[\d.]+\s*% (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
+    r"|\b[\d.]+\s*(?:%|percent|per cent) (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b",  # "the cake costs $68, with 15% off how much is it?"
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
@@ -65,7 +66,7 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
     r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
     r"|the (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
-    r"|how (?!(?:i|we|my|our)\b)\w+ works?\b"
+    r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what causes (?!(?:my|our|me|us)\b)"
     r"|capital of|meaning of|stand for|how do you say|translate|define|definition of)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)

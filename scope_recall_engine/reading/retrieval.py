@@ -76,6 +76,8 @@ FLOOR = 0.99  # relevance a memory needs to be recalled on meaning alone: it out
 SHARED_WORDS_FLOOR = 0.97  # ... when it shares a word with the query: as good as the best of a person's memories
 WEAK_SHARE = 0.15  # ... unless the words it shares hold less than this share of the query's weight
 GENERAL_SHARE = 0.2  # in a general question, shared words holding less than this are a word in passing, no topic
+PART_SHARE, FAR_MEANING = 0.5, -1.5  # ... or less than half of it, in a memory this far below the best reference
+# sentence on meaning (sd): one word of a phrase ("speed of light") in another sense ("something light")
 LOOKUP_WORDS = 2  # ... unless it is a lookup of this many distinct words at most ("peanut allergy"): each is its topic
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
@@ -411,7 +413,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
-            candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup)
+            candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup, candidate.beyond)
     kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if context else None, world, chat)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
@@ -486,13 +488,16 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
     return "meaning", FLOOR
 
 
-def telling_share(text: str, telling_weights: dict[str, float], lookup: bool) -> float:
+def telling_share(text: str, telling_weights: dict[str, float], lookup: bool, beyond: float = 0.0) -> float:
     """A general question's telling words that a memory holds, as a share of the question's weight; none when they
     hold less than GENERAL_SHARE of it ("Berlin" in "what year did the Berlin wall fall?" is a word in passing, no
-    reason to recall where the user works), unless the message is a ``lookup`` ("peanut allergy"): each of its words
-    is its topic."""
+    reason to recall where the user works), or less than PART_SHARE of it while the memory's meaning is far from
+    the question's (``beyond`` below FAR_MEANING: "light" of "wants something light for studying" in "what is the
+    speed of light?", "black" of "black coffee" in "what is a black hole?"), unless the message is a ``lookup``
+    ("peanut allergy"): each of its words is its topic."""
     share = reference.coverage((text,), telling_weights)
-    return share if share >= GENERAL_SHARE or lookup else 0.0
+    in_passing = share < GENERAL_SHARE or share < PART_SHARE and beyond < FAR_MEANING
+    return 0.0 if in_passing and not lookup else share
 
 
 def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane, context: bool = False,
