@@ -890,6 +890,21 @@ def test_one_word_of_a_general_questions_phrase_in_another_sense_recalls_nothing
     assert ids["laptop"] in _ids(retrieval.search(db, view, "what is the speed of light?"))
 
 
+def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the_user(db, monkeypatch):
+    """"What is 15 percent of 3 460 kronor? My calculator has gone missing again." speaks of the user, yet the sum
+    needs nothing of theirs: nothing is recalled; "how much was the quote for the new sails?" is answered in the same
+    store, and with the rule set aside the sum recalls the quote (control)."""
+    henrik = Identity(user="henrik", chat="c1")
+    ids = _fill(db, henrik, {"sails": "Svala needs a new mainsail and jib. Jönsson in Ellös quoted 28,000 SEK.",
+                             "ferry": "Henrik was a ferry captain on the Gothenburg to Frederikshavn line."})
+    view, total = View(henrik.accessible()), "What is 15 percent of 3 460 kronor? My calculator has gone missing again."
+    found = retrieval.search(db, view, total)
+    assert found.asks_the_world and found.hits == []
+    assert _ids(retrieval.search(db, view, "how much was the quote for the new sails?"))[:1] == [ids["sails"]]
+    monkeypatch.setattr(retrieval, "computes", lambda message: False)
+    assert ids["sails"] in _ids(retrieval.search(db, view, total))
+
+
 CHILLY = {"gloves": "Kiara's hands go numb in the cold: she has Raynaud's.",
           "city": "Kiara lives in Melbourne, in a share house in Brunswick.",
           "study": "She studies game design at RMIT."}

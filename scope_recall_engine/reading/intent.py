@@ -135,6 +135,14 @@ def explains(message: str) -> bool:
     return _asked_of_anyone(message) or bool(_EXPLAINS.search(message))
 
 
+def computes(message: str) -> bool:
+    """Whether the message is a sum with all its numbers given ("What is 15 percent of 3 460 kronor? My calculator
+    has gone missing again") or a question about words: nothing of the user's changes the answer, even where the
+    message speaks of them ("15% of my salary" gives no number, and is no sum here)."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_SUM.search(message) or _WORDING.search(message))
+
+
 def _asked_of_anyone(message: str) -> bool:
     """A claim to check, a question about words, a joke or a sum: the world answers it, whoever asks and however
     they put it."""
