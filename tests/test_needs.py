@@ -174,6 +174,7 @@ def test_a_memory_near_every_request_is_not_recalled_for_a_general_question_on_m
     nothing (control: without it, it recalls that memory), while a lookup in the same store still answers. The
     question also asks why, which the world answers (``intent.explains``): that rule is set aside here."""
     monkeypatch.setattr(retrieval, "explains", lambda message: False)
+    monkeypatch.setattr(retrieval, "world_answers", lambda message: False)
     who = Identity(user="priya", chat="chat-1")
     texts = ['"pls keep answers short, I read everything on my phone one-handed while holding a baby"',  # her words
              "Her manager is Hannah Liu.", "They have an elderly tabby cat named Pickle.",

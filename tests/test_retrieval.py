@@ -901,8 +901,19 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     found = retrieval.search(db, view, total)
     assert found.asks_the_world and found.hits == []
     assert _ids(retrieval.search(db, view, "how much was the quote for the new sails?"))[:1] == [ids["sails"]]
-    monkeypatch.setattr(retrieval, "computes", lambda message: False)
+    monkeypatch.setattr(retrieval, "world_answers", lambda message: False)
     assert ids["sails"] in _ids(retrieval.search(db, view, total))
+
+
+@pytest.mark.parametrize(("message", "answers"), [
+    ("why does coffee make u pee so much. asking for myself at 3am", True),
+    ("Why must insulin stay in the fridge? A customer asked me and I want a simple way to explain it", True),
+    ("why does my knee click when I squat?", False), ("why do I always wake up at 4am?", False),
+    ("why is she so tired lately", False), ("What is 15 percent of 3 460 kronor? My calculator died.", True),
+    ("what's 15% of my salary?", False),
+])
+def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
+    assert intent.world_answers(message) is answers
 
 
 CHILLY = {"gloves": "Kiara's hands go numb in the cold: she has Raynaud's.",
@@ -943,6 +954,7 @@ def test_a_general_question_on_the_users_topic_that_the_world_answers_recalls_no
     assert _ids(retrieval.search(db, view, "how many cows do I milk?"))[:1] == [ids["herd"]]
     assert _ids(retrieval.search(db, view, "When does mating kick off this year?"))[:1] == [ids["mating"]]
     monkeypatch.setattr(retrieval, "explains", lambda message: False)
+    monkeypatch.setattr(retrieval, "world_answers", lambda message: False)
     assert _ids(retrieval.search(db, view, why)) == [ids["herd"]]
 
 
