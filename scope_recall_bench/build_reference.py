@@ -23,6 +23,17 @@ SEED = 7
 FREQUENCY_LANGUAGES = ("es pt fr de it nl pl tr sv da nb fi id ms fil vi ro cs ca hu sk sl sh bg ru uk el ar he fa hi"
              .split())  # wordfreq's languages written with spaces (Chinese and Japanese have the CJK lane)
 LANGUAGE_ZIPF = 4.0  # rarer words weigh almost as much as a word no table knows: they need not ship
+ROMAN_HINDI = """hai है|hain हैं|kya क्या|nahi नहीं|nahin नहीं|mein में|ka का|ki की|ke के|ko को|se से|bhi भी|aur और|toh तो
+|kaise कैसे|kab कब|kitna कितना|kitni कितनी|kitne कितने|kaun कौन|kaunsa कौनसा|kaunsi कौनसी|mera मेरा|meri मेरी|mere मेरे
+|mujhe मुझे|hum हम|humara हमारा|hamara हमारा|humari हमारी|apna अपना|apni अपनी|raha रहा|rahi रही|rahe रहे|tha था|thi थी
+|karu करूं|karun करूं|karna करना|karo करो|kar कर|karte करते|chahiye चाहिए|wala वाला|wali वाली|wale वाले|abhi अभी|kal कल
+|aaj आज|ghar घर|pe पे|yeh ये|ye ये|woh वो|wo वो|kuch कुछ|sab सब|bahut बहुत|thoda थोड़ा|accha अच्छा|acha अच्छा|kyun क्यों
+|kyu क्यों|kahan कहाँ|jab जब|agar अगर|lekin लेकिन|ho हो|hota होता|hoga होगा|gaya गया|diya दिया|liya लिया|baad बाद|pehle पहले
+|saath साथ|liye लिए|batao बताओ|bata बता|bolo बोलो|kyunki क्योंकि|matlab मतलब|yaar यार|bhai भाई|haan हाँ|tum तुम|aap आप
+|tera तेरा|tumhara तुम्हारा|uska उसका|uski उसकी|unka उनका|isko इसको|usko उसको|koi कोई|kaisa कैसा|kaisi कैसी|sakte सकते
+|sakta सकता|sakti सकती|jaana जाना|jana जाना|aana आना|dena देना|lena लेना|raat रात|din दिन|subah सुबह|shaam शाम|roz रोज़
+|zyada ज़्यादा|kam कम|jaldi जल्दी|phir फिर|fir फिर|wapas वापस|pata पता|lagta लगता|lag लग"""  # Hindi as chats write it
+# ("Hinglish"): wordfreq has Hindi in Devanagari only, so each common word, romanized, takes its Devanagari Zipf
 
 FOODS = [
     "pasta",
@@ -552,6 +563,13 @@ def language_tables() -> None:
         (OUT / f"zipf-{language}.tsv").write_text("".join(f"{w}\t{value:.2f}\n" for w, value in known),
                                                    encoding="utf-8")
         print(f"{language}: {len(known)} words")
+    romanized: dict[str, float] = {}
+    for roman, devanagari in (pair.split() for pair in ROMAN_HINDI.replace("\n", "").split("|")):
+        romanized[roman] = max(romanized.get(roman, 0.0), zipf_frequency(devanagari, "hi"))
+    known = sorted(((word, value) for word, value in romanized.items() if value > zipf_frequency(word, "en")),
+                   key=lambda pair: -pair[1])
+    (OUT / "zipf-hi-latn.tsv").write_text("".join(f"{w}\t{value:.2f}\n" for w, value in known), encoding="utf-8")
+    print(f"hi-latn: {len(known)} words")
 
 
 def _alphabetic(language: str) -> list[str]:

@@ -844,10 +844,12 @@ def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(messag
     ("combien font 1 250 $ divisé par 8 ?", False, True), ("quem ganhou a copa de 2002 no Brasil?", False, True),
     ("quero fazer moqueca no domingo, me dá umas dicas", True, False),
     ("was soll ich meiner Mutter zum Geburtstag schenken, hast du Ideen?", True, False),
+    ("kal 50 kg maida ki delivery aa rahi hai, unload kaise karu safely?", True, False),
+    ("sourdough starter mein bubbles kyun nahi aa rahe? room temp 24 degree hai", False, True),
 ])
 def test_a_message_in_another_language_is_read_for_what_it_asks(message, context, world):
-    """Glossed in English for intent, a Spanish, Portuguese, French or German message asks for the user's context,
-    or for what the world knows, as its English would; control: as typed, the English rules see neither."""
+    """Glossed in English for intent, a Spanish, Portuguese, French, German or Hinglish message asks for the user's
+    context, or for what the world knows, as its English would; control: as typed, the English rules see neither."""
     from scope_recall_engine.reading.glosses import gloss
 
     asked = gloss(message, reference.spoken(retrieval.query_terms(message)))
@@ -910,6 +912,7 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("Why must insulin stay in the fridge? A customer asked me and I want a simple way to explain it", True),
     ("why does my knee click when I squat?", False), ("why do I always wake up at 4am?", False),
     ("why is she so tired lately", False), ("What is 15 percent of 3 460 kronor? My calculator died.", True),
+    ("Why are flowers important to Melanie?", False), ("Why did Caroline choose the adoption agency?", False),
     ("what's 15% of my salary?", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):

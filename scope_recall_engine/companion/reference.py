@@ -1,7 +1,8 @@
 """The fixed reference recall calibrates against, so that relevance means the same in a store of 1 memory and
 of 100,000: 4,000 generic memory-like sentences about made-up people (``reference/sentences.txt``, with their
-vectors for the default embedder) and background word-frequency tables (``reference/zipf-en.tsv``, and for 31
-other languages the words each uses more than English, ``reference/zipf-<language>.tsv``).
+vectors for the default embedder) and background word-frequency tables (``reference/zipf-en.tsv``, and for 32
+other languages the words each uses more than English, ``reference/zipf-<language>.tsv``; ``hi-latn`` is Hindi
+in Latin letters).
 
 A term's weight blends that background with the store's own counts (a rare word is rare in the language before
 the store has seen anything); a message written (or half written) in another language has that language's

@@ -2,7 +2,7 @@
 in English, so that the rules of what a message asks for read "mi hermano me pregunta..." as "my brother..." and
 "combien font 1 250 $ divisé par 8?" as the sum it is. The gloss is read by intent alone: words are searched and
 embedded as typed. A message's language comes from ``reference.spoken``; a language without a glossary here
-is read as typed (its English words still count).
+is read as typed (its English words still count). Hindi is glossed as chats write it, in Latin letters.
 
 Each glossary maps a word or phrase, lower case and without accents, to the English that intent's rules know;
 a phrase wins over the words in it.
@@ -106,7 +106,16 @@ _ITALIAN = {
     "differenza tra": "difference between", "chi ha vinto": "who won", "chi ha scritto": "who wrote",
     "capitale di": "capital of", "come si dice": "how do you say", "di": "of", "diviso": "divided by",
 }
-GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN}
+_ROMAN_HINDI = {
+    "mera": "my", "meri": "my", "mere": "my", "mujhe": "I", "apna": "my", "apni": "my", "hum": "we",
+    "humara": "our", "hamara": "our", "humari": "our", "kya": "what", "kab": "when", "kahan": "where",
+    "kaun": "who", "kaunsa": "which", "kaunsi": "which", "kitna": "how much", "kitni": "how much",
+    "kitne": "how many", "kaise": "how", "kyun": "why", "kyu": "why", "kyunki": "because", "batao": "tell me",
+    "bata": "tell me", "chahiye": "should", "karu": "should I do", "karun": "should I do",
+    "kya karu": "what should I do",
+}
+GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
+              "hi-latn": _ROMAN_HINDI}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 
 

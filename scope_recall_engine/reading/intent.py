@@ -72,6 +72,8 @@ _WHY = re.compile(  # "why does coffee make u pee so much", "why must insulin st
     # "why does my knee", "why is she", "why is it" (the question's subject is someone of the user's, or unsaid)
     r"^\W*why (?:do|does|did|is|are|was|were|must|should|can|would|will) (?!(?:i|we|you|u|my|our|me|us|it|this|that"
     r"|he|she|they|her|his|him|them)\b)\w+", re.IGNORECASE)
+_NAMED_INSIDE = re.compile(  # a capital inside a sentence, not "I": a name ("important to Melanie")
+    r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b(?!I\b|I')[A-Z][a-z]")
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
 _FRAMING = re.compile(  # "I can never remember: is it affect or effect?", "I'm curious, how far is the moon?"
@@ -142,11 +144,12 @@ def explains(message: str) -> bool:
 def world_answers(message: str) -> bool:
     """Whether the message is a sum with all its numbers given ("What is 15 percent of 3 460 kronor? My calculator
     has gone missing again"), a question about words, or opens by asking why something other than the user is as
-    it is ("why does coffee make u pee so much. asking for myself at 3am"): nothing of the user's changes the
-    answer, even where the message speaks of them ("15% of my salary" gives no number, and is no sum here; "why
-    does my knee click?" is about the user)."""
+    it is and names no one ("why does coffee make u pee so much. asking for myself at 3am"): nothing of the user's
+    changes the answer, even where the message speaks of them ("15% of my salary" gives no number, and is no sum
+    here; "why does my knee click?" is about the user, "Why are flowers important to Melanie?" about Melanie)."""
     message = message.translate(_APOSTROPHES)
-    return any(pattern.search(message) for pattern in (_SUM, _WORDING, _WHY))
+    return (bool(_SUM.search(message) or _WORDING.search(message))
+            or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message))
 
 
 def _asked_of_anyone(message: str) -> bool:
