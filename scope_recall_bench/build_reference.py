@@ -23,6 +23,8 @@ SEED = 7
 FREQUENCY_LANGUAGES = ("es pt fr de it nl pl tr sv da nb fi id ms fil vi ro cs ca hu sk sl sh bg ru uk el ar he fa hi"
              .split())  # wordfreq's languages written with spaces (Chinese and Japanese have the CJK lane)
 LANGUAGE_ZIPF = 4.0  # rarer words weigh almost as much as a word no table knows: they need not ship
+SIGN_ZIPF, SIGN_MARGIN = 5.0, 1.0  # a word this common in a language, and this much commoner there than in English,
+# is a sign that a message is written in it (Spanish "tengo", "pero"; reference.spoken)
 ROMAN_HINDI = """hai है|hain हैं|kya क्या|nahi नहीं|nahin नहीं|mein में|ka का|ki की|ke के|ko को|se से|bhi भी|aur और|toh तो
 |kaise कैसे|kab कब|kitna कितना|kitni कितनी|kitne कितने|kaun कौन|kaunsa कौनसा|kaunsi कौनसी|mera मेरा|meri मेरी|mere मेरे
 |mujhe मुझे|hum हम|humara हमारा|hamara हमारा|humari हमारी|apna अपना|apni अपनी|raha रहा|rahi रही|rahe रहे|tha था|thi थी
@@ -570,6 +572,15 @@ def language_tables() -> None:
                    key=lambda pair: -pair[1])
     (OUT / "zipf-hi-latn.tsv").write_text("".join(f"{w}\t{value:.2f}\n" for w, value in known), encoding="utf-8")
     print(f"hi-latn: {len(known)} words")
+    signs: dict[str, list[str]] = {}
+    for path in sorted(OUT.glob("zipf-*.tsv")):
+        if path.stem != "zipf-en":
+            for word, value in (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()):
+                if float(value) >= SIGN_ZIPF and float(value) >= zipf_frequency(word, "en") + SIGN_MARGIN:
+                    signs.setdefault(word, []).append(path.stem.removeprefix("zipf-"))
+    (OUT / "signs.tsv").write_text("".join(f"{w}\t{','.join(ls)}\n" for w, ls in sorted(signs.items())),
+                                   encoding="utf-8")
+    print(f"signs: {len(signs)} words")
 
 
 def _alphabetic(language: str) -> list[str]:

@@ -14,6 +14,7 @@ memory, and a memory's relevance is the share of it the memory out-scores. Built
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 import re
@@ -35,9 +36,8 @@ UNSEEN_ZIPF = 1.0  # a word the table does not know: a name, a code, a typo — 
 MAX_WEIGHT = 12.0
 KNOWN_ZIPF = 3.0  # a word at least this frequent (once in a million words) is one the language knows
 COMMON_ZIPF = 5.5  # the language's commonest words ("like", "live", "get", "work"): weak evidence of a topic
-SPOKEN_ZIPF = 5.0  # a word this common in another language (Spanish "tengo", "pero") ...
-SPOKEN_MARGIN = 1.0  # ... and this much commoner there than in English is a sign the message is written in it
-SPOKEN_SIGNS = 2  # ... and two signs name its language ("Café da manhã ideas?"; a name alone is no sign)
+SPOKEN_SIGNS = 2  # signs of a language (its common words, ``_signs``) that name a message's language ("Café da
+# manhã ideas?"; one is a name or a loan word)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -81,31 +81,28 @@ def language_zipf(language: str) -> dict[str, float]:
 
 
 @functools.lru_cache(maxsize=1)
-def _signs() -> dict[str, dict[str, float]]:
-    """Each other language's signs (SPOKEN_ZIPF, SPOKEN_MARGIN): read from the head of its table, once."""
-    english, signs = zipf(), {}
-    for language in languages():
-        signs[language] = head = {}
-        path = DATA / f"zipf-{language}.tsv"
-        try:
-            with open(path, encoding="utf-8") as lines:
-                for word, value in (line.split() for line in lines):
-                    if float(value) < SPOKEN_ZIPF:
-                        break
-                    if float(value) >= english.get(word, 0.0) + SPOKEN_MARGIN:
-                        head[word] = float(value)
-        except (OSError, ValueError) as error:
-            raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall") from None
-    return signs
+def _signs() -> dict[str, tuple[str, ...]]:
+    """Each word that is a sign of another language (``reference/signs.tsv``: a word of Zipf 5 or more there, and
+    1 or more above English, ``scope_recall_bench.build_reference``), with the languages it is a sign of."""
+    path = DATA / "signs.tsv"
+    try:
+        rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+        return {word: tuple(languages.split(",")) for word, languages in rows}
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall") from None
 
 
 def spoken(terms: list[str]) -> str | None:
     """The language besides English the terms are written in: the one with the most signs, SPOKEN_SIGNS at least
-    ("cuanto llevo ahorrado pa berlin", "qual era o nome do moinho again?"), or None."""
+    ("cuanto llevo ahorrado pa berlin", "qual era o nome do moinho again?"), or None. Its table is loaded here,
+    so a broken one is reported before any word is weighed."""
     signs = _signs()
-    counted = {language: sum(term in head for term in set(terms)) for language, head in signs.items()}
+    counted = collections.Counter(language for term in set(terms) for language in signs.get(term, ()))
     best = max(counted, key=lambda language: (counted[language], language), default=None)
-    return best if best and counted[best] >= SPOKEN_SIGNS else None
+    if best is None or counted[best] < SPOKEN_SIGNS:
+        return None
+    language_zipf(best)
+    return best
 
 
 def frequency(term: str, language: str | None = None) -> float:
