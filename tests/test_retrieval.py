@@ -344,6 +344,8 @@ def test_doctor_finds_the_shipped_reference(db):
     ("I can never remember: is it affect or effect here?", False), ("I'm curious, how far is the moon?", False),
     ("I can never remember my dentist's name", True), ("I was wondering what I should cook tonight", True),
     ("I'm bored, tell me a riddle", False), ("I'm so bored, what should I do this weekend?", True),
+    ("Going up Benbaun on Sunday if the weather holds. Would it be wise do you think", True),
+    ("is the night bus worth it or a good idea at all", True),
 ])
 def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
     assert intent.asks_for_context(message) is asks
@@ -822,6 +824,9 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("can you proofread this paragraph?", True), ("the cake costs $68, with 15% off how much is it?", True),
     ("what causes the northern lights?", True), ("what causes my headaches?", False),
     ("What is 15 percent of 3 460 kronor?", True), ("is it actually true you shouldn't wake a sleepwalker?", True),
+    ("How many acres is a hectare, the Department has everything in hectares now", True),
+    ("how many rides is a good day", False),
+    ("How long does a ewe take to grow back a fleece? Mattie says a full year and I say less", True),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world

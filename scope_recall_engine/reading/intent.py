@@ -15,8 +15,9 @@ import re
 _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|us)\b",
                   re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
 _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should"
-                   r"|schedule|itinerary|routine|menu|safe|things to do|places to|where to (?:go|eat|stay))\b",
-                   re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe
+                   r"|schedule|itinerary|routine|menu|safe|things to do|places to|where to (?:go|eat|stay)"
+                   r"|wise|advisable|(?:a )?(?:good|bad) idea|worth it)\b",
+                   re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "how old is my ...",
@@ -36,6 +37,7 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
     r"|settle (?:it|this)"
     r"|(?:says?|said|swears?|insists?|claims?|reckons?|read|heard) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+"
     r".*\b(?:true|right|myth|legit|correct|fact)\b"
+    r"|\b(?:says?|said|reckons?|thinks?) (?!(?:i|i'm|my|we|our|me)\b)\w+.*\band (?:i|we) (?:say|said|think|reckon)\b"
     r"|\b(?:i'm|i am) (?:pretty |fairly |quite )?(?:sure|certain) (?:that )?(?!(?:i|i'm|my|we|our)\b)\w+"
     r".*\bright\s*\?)",
     re.IGNORECASE)
@@ -55,7 +57,7 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     # "how many ounces in a pound?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\s*(?:%\s*of|x|\*|\+|-|/"
     r"|times|plus|minus|divided by)\s*[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\W*$"
-    r"|\bhow many \w+ (?:in|are in) (?:a|an|one) \w+\W*$|\bconvert [\d.,]+"
+    r"|\bhow many \w+ (?:in|are in|is|are|make|makes) (?:a|an|one) \w+(?:\W*$|\s*[,.;?])|\bconvert [\d.,]+"
     r"|\b[\d.]+\s*(?:%|percent|per cent) (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b",  # "the cake costs $68, with 15% off how much is it?"
     re.IGNORECASE)
