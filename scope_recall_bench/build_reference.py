@@ -20,8 +20,8 @@ OUT = Path(__file__).resolve().parent.parent / "scope_recall_engine" / "companio
 SIZE = 4000
 WORDS = 60000
 SEED = 7
-FREQUENCY_LANGUAGES = ("es pt fr de it nl pl tr sv da nb fi id ms fil vi ro cs ca hu sk sl sh bg ru uk el ar he fa hi"
-             .split())  # wordfreq's languages written with spaces (Chinese and Japanese have the CJK lane)
+FREQUENCY_LANGUAGES = (  # wordfreq's languages written with spaces (Chinese and Japanese have the CJK lane)
+    "es pt fr de it nl pl tr sv da nb fi id ms fil vi ro cs ca hu sk sl sh bg ru uk el ar he fa hi".split())
 LANGUAGE_ZIPF = 4.0  # rarer words weigh almost as much as a word no table knows: they need not ship
 SIGN_ZIPF, SIGN_MARGIN = 5.0, 1.0  # a word this common in a language, and this much commoner there than in English,
 # is a sign that a message is written in it (Spanish "tengo", "pero"; reference.spoken)
@@ -554,33 +554,34 @@ def sentences(size: int = SIZE, seed: int = SEED) -> list[str]:
 
 
 def language_tables() -> None:
-    """``zipf-<language>.tsv`` for each of FREQUENCY_LANGUAGES: its words of Zipf LANGUAGE_ZIPF or more that it
-    uses more than English does, commonest first (recall reads the head of each to tell a message's language)."""
+    """``zipf-<language>.tsv`` for each of FREQUENCY_LANGUAGES and romanized Hindi (``hi-latn``): its words of Zipf
+    LANGUAGE_ZIPF or more that it uses more than English does, commonest first; and ``signs.tsv``, each word that
+    is a sign of a language (SIGN_ZIPF, SIGN_MARGIN) with the languages it is a sign of (``reference.spoken``)."""
     from wordfreq import zipf_frequency
 
-    for language in FREQUENCY_LANGUAGES:
-        words = [(word, zipf_frequency(word, language)) for word in _alphabetic(language)]
-        known = sorted(((word, value) for word, value in words if value >= LANGUAGE_ZIPF
-                        and value > zipf_frequency(word, "en")), key=lambda pair: -pair[1])
-        (OUT / f"zipf-{language}.tsv").write_text("".join(f"{w}\t{value:.2f}\n" for w, value in known),
-                                                   encoding="utf-8")
-        print(f"{language}: {len(known)} words")
-    romanized: dict[str, float] = {}
+    tables = {language: [(word, value) for word in _alphabetic(language)
+                         if (value := zipf_frequency(word, language)) >= LANGUAGE_ZIPF]
+              for language in FREQUENCY_LANGUAGES}
+    romanized: dict[str, float] = {}  # the hand list is kept whole
     for roman, devanagari in (pair.split() for pair in ROMAN_HINDI.replace("\n", "").split("|")):
         romanized[roman] = max(romanized.get(roman, 0.0), zipf_frequency(devanagari, "hi"))
-    known = sorted(((word, value) for word, value in romanized.items() if value > zipf_frequency(word, "en")),
-                   key=lambda pair: -pair[1])
-    (OUT / "zipf-hi-latn.tsv").write_text("".join(f"{w}\t{value:.2f}\n" for w, value in known), encoding="utf-8")
-    print(f"hi-latn: {len(known)} words")
+    tables["hi-latn"] = list(romanized.items())
     signs: dict[str, list[str]] = {}
-    for path in sorted(OUT.glob("zipf-*.tsv")):
-        if path.stem != "zipf-en":
-            for word, value in (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()):
-                if float(value) >= SIGN_ZIPF and float(value) >= zipf_frequency(word, "en") + SIGN_MARGIN:
-                    signs.setdefault(word, []).append(path.stem.removeprefix("zipf-"))
+    for language, words in sorted(tables.items()):
+        known = sorted(((word, round(value, 2)) for word, value in words if value > zipf_frequency(word, "en")),
+                       key=lambda pair: -pair[1])
+        _write_zipf(language, known)
+        for word, value in known:
+            if value >= SIGN_ZIPF and value >= zipf_frequency(word, "en") + SIGN_MARGIN:
+                signs.setdefault(word, []).append(language)
     (OUT / "signs.tsv").write_text("".join(f"{w}\t{','.join(ls)}\n" for w, ls in sorted(signs.items())),
                                    encoding="utf-8")
     print(f"signs: {len(signs)} words")
+
+
+def _write_zipf(language: str, words: list[tuple[str, float]]) -> None:
+    (OUT / f"zipf-{language}.tsv").write_text("".join(f"{w}\t{value:.2f}\n" for w, value in words), encoding="utf-8")
+    print(f"{language}: {len(words)} words")
 
 
 def _alphabetic(language: str) -> list[str]:
@@ -607,9 +608,8 @@ def main() -> None:
     vectors = np.asarray(embedders.embed_passages(embedders.get_model(DEFAULT_EMBEDDING_MODEL), texts), np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     np.save(OUT / f"{DEFAULT_EMBEDDING_MODEL}.npy", vectors.astype(np.float16))
-    words = _alphabetic("en")
-    (OUT / "zipf-en.tsv").write_text("".join(f"{w}\t{zipf_frequency(w, 'en'):.2f}\n" for w in words), encoding="utf-8")
-    print(f"{len(texts)} sentences, {vectors.shape} vectors, {len(words)} words -> {OUT}")
+    _write_zipf("en", [(word, zipf_frequency(word, "en")) for word in _alphabetic("en")])
+    print(f"{len(texts)} sentences, {vectors.shape} vectors -> {OUT}")
     language_tables()
 
 

@@ -52,14 +52,7 @@ def stem(word: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def zipf() -> dict[str, float]:
-    path = DATA / "zipf-en.tsv"
-    try:
-        fields = path.read_text(encoding="utf-8").split()  # word, value, word, value ...: a cold turn reads it
-        if len(fields) % 2:
-            raise ValueError("a word without its frequency")
-        return dict(zip(fields[::2], map(float, fields[1::2])))
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall scope-recall")
+    return _frequencies("en")
 
 
 def languages() -> list[str]:
@@ -70,6 +63,11 @@ def languages() -> list[str]:
 @functools.lru_cache(maxsize=64)
 def language_zipf(language: str) -> dict[str, float]:
     """A language's words that it uses more than English does, with their Zipf values, commonest first."""
+    return _frequencies(language)
+
+
+def _frequencies(language: str) -> dict[str, float]:
+    """``zipf-<language>.tsv``: word, value, word, value ... (a cold turn reads English's)."""
     path = DATA / f"zipf-{language}.tsv"
     try:
         fields = path.read_text(encoding="utf-8").split()

@@ -489,7 +489,7 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
     return "meaning", FLOOR
 
 
-def telling_share(text: str, telling_weights: dict[str, float], lookup: bool, beyond: float = 0.0) -> float:
+def telling_share(text: str, telling_weights: dict[str, float], lookup: bool, beyond: float) -> float:
     """A general question's telling words that a memory holds, as a share of the question's weight; none when they
     hold less than GENERAL_SHARE of it ("Berlin" in "what year did the Berlin wall fall?" is a word in passing, no
     reason to recall where the user works), or less than PART_SHARE of it while the memory's meaning is far from
