@@ -648,7 +648,7 @@ def test_a_question_with_a_typo_finds_the_memory_by_its_word(db, alice, monkeypa
     view = View(alice.accessible())
     typed = "when is our anniversery?"
     assert _ids(retrieval.search(db, view, typed, 3, use_vectors=False)) == [ids["wedding"]]
-    monkeypatch.setattr(reference, "spelled", lambda term: None)
+    monkeypatch.setattr(reference, "spelled", lambda term, language=None: None)
     assert _ids(retrieval.search(db, view, typed, 3, use_vectors=False)) == []
     assert _ids(retrieval.search(db, view, "when is our anniversary?", 3, use_vectors=False)) == [ids["wedding"]]
 

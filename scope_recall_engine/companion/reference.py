@@ -137,16 +137,17 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 @functools.lru_cache(maxsize=16384)
-def spelled(term: str) -> str | None:
+def spelled(term: str, language: str | None = None) -> str | None:
     """The word a mistyped term most likely meant: the language's most frequent known word one edit away after its
     first letter (a letter dropped, doubled, swapped or wrong: "dauhgter", "febuary", "anniversery"), or None when
-    the term (or its stem, or its singular: "beagles") is a word of the language, short, not plain letters, or near
-    no known word."""
+    the term (or its stem, or its singular: "beagles") is a word of the language, or of the message's other
+    ``language`` ("hermano" in Spanish is no "herman"), short, not plain letters, or near no known word."""
     try:
         table = zipf()
+        foreign = frequency(term, language) >= KNOWN_ZIPF if language else False
     except ConfigError:  # without the table, recall is degraded to the words as typed (and says so)
         return None
-    if (len(term) < SPELLED_LENGTH or not (term.isascii() and term.isalpha())
+    if (len(term) < SPELLED_LENGTH or not (term.isascii() and term.isalpha()) or foreign
             or {term, stem(term), term.removesuffix("s")} & table.keys()):
         return None
     splits = [(term[:i], term[i:]) for i in range(1, len(term) + 1)]  # people seldom mistype the first letter

@@ -359,8 +359,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         language, languages_broken = reference.spoken(words), None  # "cuanto llevo ahorrado pa berlin"
     except ConfigError as error:  # English frequencies alone, and the result says so below
         language, languages_broken = None, error
-    typed = {term: meant for term in terms if not counts.get(term) and not _known(term, language)
-             and (meant := reference.spelled(term))}
+    typed = {term: meant for term in terms if not counts.get(term) and (meant := reference.spelled(term, language))}
     if typed:  # a mistyped word no memory holds ("dauhgter"): the word it meant, counted like any other
         terms = list(dict.fromkeys(typed.get(term, term) for term in terms))
         counts |= document_counts(db, view, list(typed.values()), since)
@@ -423,11 +422,6 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
                         candidates=ranked, rests_on_user=context, asks_the_world=world, small_talk=chat,
                         language=language)
-
-
-def _known(term: str, language: str | None) -> bool:
-    """Whether the message's other language knows the term (no typo of an English word: "pregunta")."""
-    return language is not None and reference.frequency(term, language) >= reference.KNOWN_ZIPF
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],
