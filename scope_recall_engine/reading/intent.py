@@ -16,8 +16,11 @@ _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll
                   re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
 _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should"
                    r"|schedule|itinerary|routine|menu|safe|things to do|places to|where to (?:go|eat|stay)"
-                   r"|wise|advisable|(?:a )?(?:good|bad) idea|worth it)\b",
-                   re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise
+                   r"|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
+                   r"|something (?:\w+ )?to (?:watch|read|cook|eat|make|bring|wear|buy|listen to|play|learn)"
+                   r"|(?:write|draft)\b.*\b(?:msg|message|text|note|card|e-?mail|letter|reply|speech|toast))\b",
+                   re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise,
+# something to watch or to cook, and a message to write to someone: who they are to the user shapes it
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "how old is my ...",
@@ -69,11 +72,19 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
     r"|the (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
     r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what causes (?!(?:my|our|me|us)\b)"
-    r"|capital of|meaning of|stand for|how do you say|translate|define|definition of)\b", re.IGNORECASE)
+    r"|capital of|meaning of|stand for|how do you say|translate|define|definition of"
+    r"|how (?:hot|cold|warm|fast|big|deep|tall|high|heavy|loud|strong|hard|wide|thick|bright|bad|dangerous)"
+    r" (?:is|are|was|were|does|do|did|can|could|will|would|should|must)"  # "how hot does a propane forge get"
+    r"|^\W*(?:do|does|can|are|will|could) (?!(?:i|we|you|u|my|our|me|us|it|this|that|there|they|these|those"
+    r"|he|she|his|her|them|people|anyone|someone)\b)(?-i:[a-z]\w*s)\b)",  # "do dogs get snow blindness": a kind
+    re.IGNORECASE)
 _WHY = re.compile(  # "why does coffee make u pee so much", "why must insulin stay in the fridge": not "why do I",
     # "why does my knee", "why is she", "why is it" (the question's subject is someone of the user's, or unsaid)
     r"^\W*why (?:do|does|did|is|are|was|were|must|should|can|would|will) (?!(?:i|we|you|u|my|our|me|us|it|this|that"
     r"|he|she|they|her|his|him|them)\b)\w+", re.IGNORECASE)
+_TO_YOU = re.compile(  # "hows your day goin partner", "how are you?", "what's your favourite film": of the assistant
+    r"^\W*(?:(?:hey|hi|hello|yo|so|and|morning|evening)\W+)*(?:how(?:'s|s| is| are| was| has| have)|what(?:'s| is))"
+    r" (?:you|ya|your|yours|u)\b", re.IGNORECASE)
 _NAMED_INSIDE = re.compile(  # a capital inside a sentence, not "I": a name ("important to Melanie")
     r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b(?!I\b|I')[A-Z][a-z]")
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
@@ -119,8 +130,9 @@ def looks_up(message: str) -> bool:
 
 def asks_anything(message: str) -> bool:
     """Whether the message asks a question or makes a request at all: "ugh its so cold today i cant feel my hands"
-    asks nothing, "knee is swollen, what can I take?" does."""
-    return bool(_ASKING.search(message.translate(_APOSTROPHES)))
+    asks nothing, "knee is swollen, what can I take?" and "something good to watch tonight" do."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_ASKING.search(message) or _ASKS.search(message))
 
 
 def about_the_world(message: str) -> bool:
@@ -146,12 +158,14 @@ def explains(message: str) -> bool:
 def world_answers(message: str) -> bool:
     """Whether the message is a sum with all its numbers given ("What is 15 percent of 3 460 kronor? My calculator
     has gone missing again"), a question about words, or opens by asking why something other than the user is as
-    it is and names no one ("why does coffee make u pee so much. asking for myself at 3am"): nothing of the user's
+    it is and names no one ("why does coffee make u pee so much. asking for myself at 3am"), or asks after the
+    assistant itself ("hows your day goin partner"; not "how's your memory of my diet"): nothing of the user's
     changes the answer, even where the message speaks of them ("15% of my salary" gives no number, and is no sum
     here; "why does my knee click?" is about the user, "Why are flowers important to Melanie?" about Melanie)."""
     message = message.translate(_APOSTROPHES)
     return (bool(_SUM.search(message) or _WORDING.search(message))
-            or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message))
+            or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message)
+            or bool(_TO_YOU.search(message)) and not _OWN.search(message))
 
 
 def _asked_of_anyone(message: str) -> bool:

@@ -390,6 +390,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED
         context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
+    rests = context or bool(names) and looks_up(asked)  # "how much does Wade still owe on the dually?" looks up
+    # a particular of the named user's life: the floor of a message resting on them (ranked as a lookup of anyone's)
     if broken is None:
         try:
             _score(db, candidates, weights, lane, context, hubs=context and not names,
@@ -414,13 +416,13 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
             candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup, candidate.beyond)
-    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if context else None, world, chat)]
+    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if rests else None, world, chat)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes or "languages" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
-                        candidates=ranked, rests_on_user=context, asks_the_world=world, small_talk=chat,
+                        candidates=ranked, rests_on_user=rests, asks_the_world=world, small_talk=chat,
                         language=language)
 
 
