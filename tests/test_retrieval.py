@@ -449,23 +449,23 @@ def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_genera
 
 
 def test_latent_terms_lift_a_memory_its_vector_alone_ranks_too_low(db, monkeypatch):
-    """"dessert" shares no word with "vegan" or "cutting down on sugar"; the latent terms bring them up at least
-    three places (the link through needs, which lifts them too, is off on both sides)."""
+    """"antibiotics" shares no word with "allergic to penicillin"; the latent terms bring it up at least three
+    places (the link through needs, which lifts it too, is off on both sides)."""
     from scope_recall_bench import eval_personal
 
-    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p5"])
+    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p1"])
     vectors.drain(db)  # 22 rows: more than a search catches up by itself
-    view, message = View(stored.identity.accessible()), "give me a quick dessert idea for tonight"
-    wanted = {stored.ids["p5.m02"], stored.ids["p5.m11"]}  # vegan since 2018; cutting down on sugar
+    view = View(stored.identity.accessible())
+    message = "I've got a sinus infection and the doctor wants to give me antibiotics, anything I should tell her?"
+    wanted = stored.ids["p1.m05"]  # allergic to penicillin
     monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 0.0)
 
-    def best_place() -> int:
-        ranked = _ids(retrieval.search(db, view, message, 22, abstain=False))
-        return min(ranked.index(memory_id) for memory_id in wanted)
+    def place() -> int:
+        return _ids(retrieval.search(db, view, message, 22, abstain=False)).index(wanted)
 
-    with_terms = best_place()
+    with_terms = place()
     monkeypatch.setattr(retrieval, "TERMS_WEIGHT", 0.0)
-    assert with_terms < 3 and best_place() >= with_terms + 3
+    assert with_terms < 3 and place() >= with_terms + 3
 
 
 def test_a_lane_over_its_budget_is_interrupted_and_the_connection_works_after(db):
@@ -725,7 +725,7 @@ def test_a_word_for_the_same_role_counts_as_the_messages_word(db, alice, monkeyp
 def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(db, bob, monkeypatch):
     """"Berlin" is a word in passing of "which architect designed the glass dome on the Reichstag in Berlin?": the
     memory that shares it is not recalled; a lookup of two words ("berlin startup") recalls it (control), and so
-    does the question without the rule (it matters)."""
+    does the question without the rule (it matters), or its cousin for a part of the words far on meaning."""
     job = lifecycle.store(db, bob, "memory", "Bob is a backend engineer at a fintech startup in Berlin.", ME).id
     lifecycle.store(db, bob, "memory", "Bob drinks oat-milk flat whites, two a day at most.", ME)
     vectors.drain(db)
@@ -734,6 +734,7 @@ def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(d
     assert _ids(retrieval.search(db, view, question)) == []
     assert _ids(retrieval.search(db, view, "berlin startup"))[:1] == [job]
     monkeypatch.setattr(retrieval, "GENERAL_SHARE", 0.0)
+    monkeypatch.setattr(retrieval, "FAR_MEANING", float("-inf"))
     assert _ids(retrieval.search(db, view, question)) == [job]
 
 

@@ -85,12 +85,22 @@ class PrefixedModel(llm.EmbeddingModel):
 
     prefixed = True
     batch_size = 32
+    passages = "passage"  # how it embeds a memory: the companion records it, and a change rebuilds the companion
 
 
 class E5Small(PrefixedModel):
+    """A memory is embedded both ways e5 knows, as a passage and as a query, and the two vectors summed. A lookup
+    and its fact are a question and its answer (e5's passage form), a request and the fact it needs two short
+    statements of one life (its query form on both sides: "something for the kids' flight" and "two grandchildren
+    in Nairobi"). The sum ranks lookups as the passage form does and requests better
+    (docs/figures.md); it costs a second pass per memory written, none per search."""
+
     model_id = E5_MODEL_ID
+    passages = "passage+query"
 
     def embed_batch(self, items: Iterable[str]) -> Iterator[list[float]]:
+        import numpy as np
+
         model = _e5()
         split = [_split_prefix(item) for item in items]
         vectors: list = [None] * len(split)
@@ -98,7 +108,11 @@ class E5Small(PrefixedModel):
             for is_query in (True, False):
                 chosen = [i for i, (query, _) in enumerate(split) if query == is_query]
                 if chosen:
-                    encoded = model.encode([split[i][1][:MAX_EMBED_CHARS] for i in chosen], is_query)
+                    texts = [split[i][1][:MAX_EMBED_CHARS] for i in chosen]
+                    encoded = model.encode(texts, is_query)
+                    if not is_query:
+                        encoded = encoded + model.encode(texts, True)
+                        encoded /= np.maximum(np.linalg.norm(encoded, axis=1, keepdims=True), 1e-12)
                     for i, vector in zip(chosen, encoded):
                         vectors[i] = vector.tolist()
         yield from vectors
@@ -176,6 +190,12 @@ def has_terms(model: llm.EmbeddingModel) -> bool:
 @functools.lru_cache(maxsize=None)
 def offers_terms(model_id: str) -> bool:
     return has_terms(get_model(model_id))
+
+
+@functools.lru_cache(maxsize=None)
+def passage_form(model_id: str) -> str:
+    """How the model embeds a memory (``PrefixedModel.passages``; any other llm model: as it embeds any text)."""
+    return getattr(get_model(model_id), "passages", "passage")
 
 
 def latent_terms(model: llm.EmbeddingModel, texts: list[str]) -> list[tuple[list[int], list[float]]] | None:

@@ -105,11 +105,12 @@ def _meta(db) -> dict:
 
 def _model_changed(db, model: str) -> bool:
     """The companion was built with another embedding model than config.json names now (or without the latent
-    terms this model offers)."""
+    terms this model offers, or with memories embedded another way: ``embedders.passage_form``)."""
     from scope_recall_engine.companion import embedders
 
     meta = exists(db) and _meta(db)
-    return bool(meta) and (meta.get("model") != model or bool(meta.get("terms")) != embedders.offers_terms(model))
+    return bool(meta) and (meta.get("model") != model or bool(meta.get("terms")) != embedders.offers_terms(model)
+                           or meta.get("passages", "passage") != embedders.passage_form(model))
 
 
 def _connect(db):
@@ -147,7 +148,10 @@ def _create(db, model: str, dimensions: int, terms: bool):
     ])
     # the model first: a kill between the two leaves a named model and no table, which the next drain creates
     connection = _connect(db)
-    index_dir(db).write_meta({"model": model, "dimensions": dimensions, "terms": terms})
+    from scope_recall_engine.companion import embedders
+
+    index_dir(db).write_meta({"model": model, "dimensions": dimensions, "terms": terms,
+                              "passages": embedders.passage_form(model)})
     return connection.create_table(TABLE, schema=schema, mode="overwrite")
 
 
