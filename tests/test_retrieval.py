@@ -943,6 +943,9 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("Why are flowers important to Melanie?", False), ("Why did Caroline choose the adoption agency?", False),
     ("what's 15% of my salary?", False), ("hows your day goin partner", True), ("how are you?", True),
     ("how's your memory of my diet?", False), ("what was my physio's name?", False),
+    ("I need a more elegant phrase than 'very tired' for a letter I am writing to a friend.", True),
+    ("Translate 'thank you for your patience' to French, we have a customer from Lyon", True),
+    ("what should I write to my landlord about the boiler?", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers

@@ -45,7 +45,8 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
     r".*\bright\s*\?)",
     re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
-    r"\b(?:(?:another|other|a|better|different|nicer|fancier) words? for|synonyms?|antonyms?|rhymes? with"
+    r"\b(?:(?:another|other|a|better|different|nicer|fancier|more \w+) (?:words?|phrases?) (?:for|than)"
+    r"|synonyms?|antonyms?|rhymes? with|^\W*translate"
     r"|how (?:do you|to|do i) spell|spelling of|what does the word|proofread\w*|correct (?:this|the following|these)"
     r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check) (?:the|this|my) (?:grammar|spelling))\b"
     r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
