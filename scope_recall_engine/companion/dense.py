@@ -319,6 +319,9 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
         behind = _catch_up(db, view)
         if not vectors.exists(db):
             return Pending(status="no vector index yet (nothing embedded; run: scope-recall index drain)")
+        if vectors.model_changed(db, model_id):  # its vectors would be scored against another model's reference
+            return Pending(status="the vector index was built with another model or form: run `scope-recall index"
+                                  " drain` to rebuild it")
         _warm(directory, model_id)
         from scope_recall_engine.companion import embedders
 

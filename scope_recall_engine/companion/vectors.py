@@ -103,7 +103,7 @@ def _meta(db) -> dict:
     return index_dir(db).read_meta()
 
 
-def _model_changed(db, model: str) -> bool:
+def model_changed(db, model: str) -> bool:
     """The companion was built with another embedding model than config.json names now (or without the latent
     terms this model offers, or with memories embedded another way: ``embedders.passage_form``)."""
     from scope_recall_engine.companion import embedders
@@ -340,7 +340,7 @@ def _forget(db, memory_id: int) -> bool:
 def drain(db, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> DrainResult:
     """Apply pending outbox intents (oldest first). Safe to run from several processes at once."""
     model = model_id(db)
-    if _model_changed(db, model):
+    if model_changed(db, model):
         return rebuild(db, progress=progress)
     result, erased, done = DrainResult(), set(), 0
     while limit is None or done < limit:
@@ -373,7 +373,7 @@ def catch_up(db, ids: list[int]) -> DrainResult:
     """Apply the outbox for a few rows now, so a search sees what was just written (read-your-writes). Raises
     Busy when another process is writing the companion: its drain will carry these rows too."""
     result, model = DrainResult(), model_id(db)
-    if _model_changed(db, model):
+    if model_changed(db, model):
         return result  # a full drain rebuilds the companion
     if _apply(db, ids, model, result):
         scrub(db)
