@@ -560,6 +560,7 @@ def test_a_substring_counts_inside_a_coined_word_not_inside_another_word():
     assert reference.coverage(("just finished the Stormlight Archive",), {"light": 1.0}) == 0.0  # a known word
     assert reference.coverage(("just finished the Stormlight Archive",), {"sa": 1.0}) == 1.0  # control: its initials
 
+
 def test_a_lookup_that_names_the_user_rests_on_their_life(db, monkeypatch):
     """"how much does Rosa still owe?" names the user: it looks a particular of her life up, so it has the floor of
     a message that rests on the user, and the loan she is paying off is recalled though it shares no word with the

@@ -214,7 +214,6 @@ def test_the_e5_companion_keeps_latent_terms_and_one_built_without_them_is_rebui
     assert abs(np.linalg.norm(part.weights[0]) - 1) < 1e-4
 
 
-
 def test_an_e5_companion_whose_memories_were_embedded_as_passages_only_is_rebuilt(db, alice):
     """e5 embeds a memory as a passage and as a query, summed; a companion from before (its meta names no form)
     holds passage vectors, so the next drain rebuilds it and the vector is the sum's. Control: the hash model's
@@ -237,6 +236,7 @@ def test_an_e5_companion_whose_memories_were_embedded_as_passages_only_is_rebuil
     stored = _scope_vectors(db, memory_id)
     assert np.allclose(stored.matrix[stored.position[memory_id]], both / np.linalg.norm(both), atol=1e-3)
     assert embedders.passage_form(embedders.HASH_MODEL_ID) == "passage"  # the default a meta without it has
+
 
 def test_a_model_without_latent_terms_keeps_vectors_only(hashed, alice):
     [memory_id] = _store(hashed, alice, ["alice drinks green tea every morning"])

@@ -317,9 +317,10 @@ def start(db, view: View, queries: list[str] | str, budget: float = VECTOR_BUDGE
         if warming is not None and not warming.is_set():  # before catching up: it would wait for the same loads
             return Pending(status="warming up: the embedder and the vector index are still loading")
         behind = _catch_up(db, view)
-        if not vectors.exists(db):
+        meta = directory.read_meta()  # once: on object storage each look is a request
+        if not meta:
             return Pending(status="no vector index yet (nothing embedded; run: scope-recall index drain)")
-        if vectors.model_changed(db, model_id):  # its vectors would be scored against another model's reference
+        if vectors.built_otherwise(meta, model_id):  # its vectors would be scored against another model's reference
             return Pending(status="the vector index was built with another model or form: run `scope-recall index"
                                   " drain` to rebuild it")
         _warm(directory, model_id)

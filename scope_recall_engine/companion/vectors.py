@@ -104,11 +104,15 @@ def _meta(db) -> dict:
 
 
 def model_changed(db, model: str) -> bool:
-    """The companion was built with another embedding model than config.json names now (or without the latent
-    terms this model offers, or with memories embedded another way: ``embedders.passage_form``)."""
+    """The companion was built with another embedding model than config.json names now (``built_otherwise``)."""
+    return built_otherwise(_meta(db), model)
+
+
+def built_otherwise(meta: dict, model: str) -> bool:
+    """Whether the companion with this meta (empty: none yet) was built with another model than ``model``, or
+    without the latent terms it offers, or with memories embedded another way (``embedders.passage_form``)."""
     from scope_recall_engine.companion import embedders
 
-    meta = exists(db) and _meta(db)
     return bool(meta) and (meta.get("model") != model or bool(meta.get("terms")) != embedders.offers_terms(model)
                            or meta.get("passages", "passage") != embedders.passage_form(model))
 
