@@ -348,6 +348,8 @@ def test_doctor_finds_the_shipped_reference(db):
     ("is the night bus worth it or a good idea at all", True),
     ("something good to watch tonight after close, so tired of news", True),
     ("write short birthday msg for my sister in korean", True), ("write a python function to sort a list", False),
+    ("put together a short notice for the members about the bus cuts", True), ("any recs for a quiet pub", True),
+    ("write a regex that matches an email address", False),
 ])
 def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
     assert intent.asks_for_context(message) is asks
@@ -817,6 +819,13 @@ def test_a_lookup_ranks_without_the_strong_link_that_a_request_gets(db, alice, m
     ("I'm pretty sure the Yukon River empties into the Bering Sea, right?", True),
     ("I'm pretty sure my physio is on Friday, right?", False),
     ("whats normal range of potassium for adult, mind blank lol", True),
+    ("coworker says residents shouldn't have grapefruit juice with their meds, totoo ba?", True),
+    ("My neighbour maintains that one must never put a hot dinner in the fridge; is there any truth in that?", True),
+    ("True that NL has more bikes than people?", True),
+    ("my passenger said you can't get sunburnt thru a car window, is that cap?", True),
+    ("Pa asked if Parkinson's is hereditary. Is it?", True),
+    ("my wife asked if we can afford a new car. can we?", False),
+    ("My eldest has a birthday. Help me write a warm message, with a small joke about his hours.", False),
 ])
 def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
     assert intent.about_the_world(message) is about_the_world
@@ -850,6 +859,8 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("How long does a ewe take to grow back a fleece? Mattie says a full year and I say less", True),
     ("do dogs get snow blindness", True), ("can cats eat tuna?", True), ("does Carlos eat meat?", False),
     ("how hot does a propane forge actually get", True), ("how old is the dog now?", False),
+    ("Kotlin: `let` vs `also`, when to use which?", True), ("LDL goal, ACC 2018 vs ESC 2019, quick", True),
+    ("Regex that matches a hex colour, JavaScript", True), ("Is there research on vibrotactile music? Cite two", True),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -862,6 +873,7 @@ def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_lif
     ("van fund. how far off", True), ("Grandsons' ages again.", True), ("Can you plan a dinner", True),
     ("gift ideas for Lena", True), ("need a drink recipe for the party", True),
     ("something good to watch tonight after close, so tired of news", True),
+    ("weekend away w the fam, somewhere the dog's welcome, under 2hrs drive", True),
 ])
 def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(message, asks):
     assert intent.asks_anything(message) is asks
@@ -947,9 +959,31 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("I need a more elegant phrase than 'very tired' for a letter I am writing to a friend.", True),
     ("Translate 'thank you for your patience' to French, we have a customer from Lyon", True),
     ("what should I write to my landlord about the boiler?", False),
+    ("convert -35C to F pls, my cousin doesn't believe how cold it is here", True),
+    ("how many fluid ounces in a cup?", True), ("hola, cómo va", True), ("ça va?", True),
+    ("hola, como va el perro de mi hermana", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers
+
+
+BROTHER = {"brother": "Flying to Jamaica in February for his brother Errol's 70th birthday in Mandeville.",
+           "allotment": "I have an allotment in Coombe and go most mornings - callaloo, scotch bonnet, runner beans.",
+           "records": "Collects reggae and lovers rock vinyl, around 600 records.",
+           "gout": "Gets gout in his right big toe. GP said cut back on red meat, shellfish and stout."}
+
+
+def test_a_speech_or_a_message_to_write_rests_on_whom_it_is_for(db, monkeypatch):
+    """"Help me write a likkle speech fi mi bredda's big birthday" says neither "my" nor "brother", and the kinds of
+    need do not place it among requests for the user's context; a speech to write still rests on whom it is for, so
+    the brother's birthday is recalled. Set the rule aside (control, same store) and the message abstains."""
+    desmond = Identity(user="desmond", chat="c1")
+    ids = _fill(db, desmond, BROTHER)
+    view, speech = View(desmond.accessible()), "Help me write a likkle speech fi mi bredda's big birthday."
+    found = retrieval.search(db, view, speech)
+    assert found.rests_on_user and ids["brother"] in _ids(found)
+    monkeypatch.setattr(retrieval, "writes_to_someone", lambda message: False)
+    assert ids["brother"] not in _ids(retrieval.search(db, view, speech))
 
 
 CHILLY = {"gloves": "Kiara's hands go numb in the cold: she has Raynaud's.",

@@ -18,9 +18,14 @@ _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|pla
                    r"|schedule|itinerary|routine|menu|safe|things to do|places to|where to (?:go|eat|stay)"
                    r"|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
                    r"|something (?:\w+ )?to (?:watch|read|cook|eat|make|bring|wear|buy|listen to|play|learn)"
-                   r"|(?:write|draft)\b.*\b(?:msg|message|text|note|card|e-?mail|letter|reply|speech|toast))\b",
+                   r"|recs?|recos?)\b",
                    re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise,
-# something to watch or to cook, and a message to write to someone: who they are to the user shapes it
+# something to watch or to cook
+_WRITES = re.compile(  # a message, a card, a speech or a notice to write: who it is to, and from, shapes it
+    # (the thing written within a few words: "write a regex that matches an email address" writes no email)
+    r"\b(?:write|draft|compose|put together)(?:\s+\S+){0,4}?\s+(?:msg|message|text|note|notice|card|e-?mail|letter"
+    r"|reply|speech|toast|announcement|post|caption|invitation|invite|bio|flyer|newsletter|eulogy)\b"
+    r"|\b(?:notice|announcement|letter|speech|invitation)\b.*\bwording\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "how old is my ...",
@@ -34,12 +39,15 @@ _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why a
     r"(?:^|[.?!,;:]\s*|\b(?:what|why|how(?:\s+\w+)?|when|where|which|who)\s+)(?:do|does|did)\s+"
     r"(?!(?:i|we|you|u|me|us|my|our|it|this|that|there|one)\b)\w+|\bwhy (?:are|is|was|were)\s+\w+",
     re.IGNORECASE)
-_CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it; someone's
-    # report alone ("nanay says her sugar is 220, what should she do") is no claim: it must be put to the test
-    r"\b(?:is (?:it|that|this) (?:\w+ )?true|is there anything in (?:it|that|this)|who(?:'s| is) right"
-    r"|settle (?:it|this)"
-    r"|(?:says?|said|swears?|insists?|claims?|reckons?|read|heard) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)\w+"
-    r".*\b(?:true|right|myth|legit|correct|fact)\b"
+_CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it, in the user's
+    # language ("coworker says ..., totoo ba?"), or someone's question passed on ("Pa asked if Parkinson's is
+    # hereditary. Is it?"); someone's report alone ("nanay says her sugar is 220, what should she do") is no claim
+    r"\b(?:is (?:it|that|this) (?:\w+ )?true|is there (?:anything|any truth) in (?:it|that|this)|who(?:'s| is) right"
+    r"|settle (?:it|this)|^\W*(?:is it |it's |its )?true (?:that|or)\b"
+    r"|(?:says?|said|swears?|insists?|claims?|maintains?|reckons?|read|heard) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)"
+    r"\w+.*\b(?:true|truth|right|myth|legit|correct|fact|cap|totoo|vrai|verdad|verdade|stimmt|wahr|vero|sach)\b"
+    r"|\b(?:asked|asks|wondered|wonders|wants to know) (?:me )?(?:if|whether) (?!(?:i|i'm|my|we|our|me|us)\b)\w+"
+    r".*[.?!]\s*(?:is|are|does|do|did|can|was|were) (?:it|they|that|she|he)\s*\?"
     r"|\b(?:says?|said|reckons?|thinks?) (?!(?:i|i'm|my|we|our|me)\b)\w+.*\band (?:i|we) (?:say|said|think|reckon)\b"
     r"|\b(?:i'm|i am) (?:pretty |fairly |quite )?(?:sure|certain) (?:that )?(?!(?:i|i'm|my|we|our)\b)\w+"
     r".*\bright\s*\?)",
@@ -61,7 +69,7 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     # "how many ounces in a pound?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\s*(?:%\s*of|x|\*|\+|-|/"
     r"|times|plus|minus|divided by)\s*[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\W*$"
-    r"|\bhow many \w+ (?:in|are in|is|are|make|makes) (?:a|an|one) \w+(?:\W*$|\s*[,.;?])|\bconvert [\d.,]+"
+    r"|\bhow many \w+(?: \w+)? (?:in|are in|is|are|make|makes) (?:a|an|one) \w+(?:\W*$|\s*[,.;?])|\bconvert -?[\d.,]+"
     r"|\b[\d.]+\s*(?:%|percent|per cent) (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b",  # "the cake costs $68, with 15% off how much is it?"
     re.IGNORECASE)
@@ -73,7 +81,9 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
     r"|the (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
     r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what causes (?!(?:my|our|me|us)\b)"
-    r"|capital of|meaning of|stand for|how do you say|translate|define|definition of"
+    r"|capital of|meaning of|stand for|how do you say|translate|define|definition of|vs|versus"
+    r"|cite|research (?:on|into|about|says|shows|suggests)|studies (?:on|show|say|suggest)|evidence (?:for|on|that)"
+    r"|regexp?|regular expression|`[^`]+`"  # a comparison, what research says, code
     r"|how (?:hot|cold|warm|fast|big|deep|tall|high|heavy|loud|strong|hard|wide|thick|bright|bad|dangerous)"
     r" (?:is|are|was|were|does|do|did|can|could|will|would|should|must)"  # "how hot does a propane forge get"
     r"|^\W*(?:do|does|can|are|will|could) (?!(?:i|we|you|u|my|our|me|us|it|this|that|there|they|these|those"
@@ -84,8 +94,10 @@ _WHY = re.compile(  # "why does coffee make u pee so much", "why must insulin st
     r"^\W*why (?:do|does|did|is|are|was|were|must|should|can|would|will) (?!(?:i|we|you|u|my|our|me|us|it|this|that"
     r"|he|she|they|her|his|him|them)\b)\w+", re.IGNORECASE)
 _TO_YOU = re.compile(  # "hows your day goin partner", "how are you?", "what's your favourite film": of the assistant
-    r"^\W*(?:(?:hey|hi|hello|yo|so|and|morning|evening)\W+)*(?:how(?:'s|s| is| are| was| has| have)|what(?:'s| is))"
-    r" (?:you|ya|your|yours|u)\b", re.IGNORECASE)
+    r"^\W*(?:(?:hey|hi|hello|yo|so|and|morning|evening|hola|salut|bonjour|hallo|oi|ola|olá)\W+)*"
+    r"(?:(?:how(?:'s|s| is| are| was| has| have)|what(?:'s| is)) (?:you|ya|your|yours|u)\b"
+    r"|(?:c[oó]mo (?:va|est[aá]s|andas|te va)|qu[eé] tal|(?:comment )?[çc]a va|wie geht'?s|tudo bem|como vai)\W*$)",
+    re.IGNORECASE)  # ... in a few languages ("hola, cómo va")
 _NAMED_INSIDE = re.compile(  # a capital inside a sentence, not "I": a name ("important to Melanie")
     r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b(?!I\b|I')[A-Z][a-z]")
 _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|one|you))\b", re.IGNORECASE)
@@ -107,14 +119,15 @@ _ASKING = re.compile(  # a question or a request in any shape: "?", a question w
     # auxiliary ("can you ...", "is it ..."); "long day man. 11 hours and my last rider ..." has none
     r"\?|\b(?:what|when|where|who|whom|whose|which|how|why|should|shall|could|would|any|anything|ideas?|tips?"
     r"|suggest\w*|recommend\w*|advice|help|tell|give|show|write|draft|make|plan|find|list|explain|remind|need"
-    r"|want|again)\b|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b", re.IGNORECASE)
+    r"|want|again|somewhere|anywhere|recs?|recos?)\b|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b",
+    re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
 
 def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
     message = _FRAMING.sub("", _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))))
-    return bool(_OWN.search(message) or _ASKS.search(message))
+    return bool(_OWN.search(message) or _ASKS.search(message) or _WRITES.search(message))
 
 
 def asks_about_user(message: str) -> bool:
@@ -133,7 +146,13 @@ def asks_anything(message: str) -> bool:
     """Whether the message asks a question or makes a request at all: "ugh its so cold today i cant feel my hands"
     asks nothing, "knee is swollen, what can I take?" and "something good to watch tonight" do."""
     message = message.translate(_APOSTROPHES)
-    return bool(_ASKING.search(message) or _ASKS.search(message))
+    return bool(_ASKING.search(message) or _ASKS.search(message) or _WRITES.search(message))
+
+
+def writes_to_someone(message: str) -> bool:
+    """Whether the message asks for a message, a card, a speech or a notice to write ("help me write a likkle
+    speech fi mi bredda's big birthday"): it rests on whom it is for and from, whatever kinds of need it is near."""
+    return bool(_WRITES.search(message.translate(_APOSTROPHES)))
 
 
 def about_the_world(message: str) -> bool:
@@ -172,7 +191,8 @@ def world_answers(message: str) -> bool:
 def _asked_of_anyone(message: str) -> bool:
     """A claim to check, a question about words, a joke or a sum: the world answers it, whoever asks and however
     they put it."""
-    return any(pattern.search(message) for pattern in (_CLAIM, _WORDING, _ENTERTAINS, _SUM))
+    return (any(pattern.search(message) for pattern in (_CLAIM, _WORDING, _SUM))
+            or bool(_ENTERTAINS.search(message)) and not _WRITES.search(message))  # "a card, with a small joke"
 
 
 def owned_words(message: str) -> set[str]:

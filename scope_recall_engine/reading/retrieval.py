@@ -31,6 +31,7 @@ from scope_recall_engine.reading.intent import (
     looks_up,
     owned_words,
     world_answers,
+    writes_to_someone,
 )
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
@@ -388,7 +389,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     share = lane.scores.personal if lane and worded else None  # among the kinds of need or general requests
     context = asks  # whether it rests on the user's own context: by its words alone without the vector lane
     if share is not None:
-        leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED
+        leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED or writes_to_someone(asked)
         context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
     rests = context or bool(names) and looks_up(asked)  # "how much does Wade still owe on the dually?" looks up
     # a particular of the named user's life: the floor of a message resting on them (ranked as a lookup of anyone's)
