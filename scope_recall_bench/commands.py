@@ -33,6 +33,7 @@ class LazyGroup(click.Group):
     "prefetch": "scope_recall_bench.bench_prefetch:prefetch_command",
     "faults": "scope_recall_bench.bench_faults:faults_bench",
     "embedder": "scope_recall_bench.bench_embedder:embedder_command",
+    "fit-resting": "scope_recall_bench.fit_resting:fit_resting_command",
 })
 def bench():
     """Throughput and latency figures (each command also prints --json)."""

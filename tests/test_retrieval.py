@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
-from scope_recall_engine.companion import dense, embedders, reference, vectors
+from scope_recall_engine.companion import dense, embedders, reference, resting, vectors
 from scope_recall_engine.reading import intent, retrieval
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
@@ -426,7 +426,8 @@ HABITS = {"flat": "Lives in Campo de Ourique, in a third-floor flat.", "coffee":
 def test_a_general_question_sharing_only_a_common_word_with_a_memory_recalls_nothing(db, bob, monkeypatch):
     """"live", "like", "play" are among the language's commonest words: a question that says nothing of the user
     does not recall a memory for holding one. Asked about the user by name, the same memories are found (control);
-    with every question taken as one about the user, the common word alone recalls them (the rule matters)."""
+    with every question taken as one about the user (the resting probe set aside too), the common word alone recalls
+    them (the rule matters)."""
     ids = _fill(db, bob, HABITS)
     view = View(bob.accessible())
     for question in ("how long do cats live?", "what do pandas like to eat?", "how do you play chess?"):
@@ -435,6 +436,7 @@ def test_a_general_question_sharing_only_a_common_word_with_a_memory_recalls_not
     assert _ids(retrieval.search(db, view, "what does Bob play?"))[:1] == [ids["clarinet"]]
     monkeypatch.setattr(retrieval, "about_the_world", lambda message: False)
     monkeypatch.setattr(retrieval, "PERSONAL_SHARE", 0.0)
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)  # the rules alone decide
     assert ids["flat"] in _ids(retrieval.search(db, view, "how long do cats live?"))
 
 
@@ -745,7 +747,8 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     """"my friend says tomatoes are fruit, is that true?" speaks of the user but checks a claim about the world, so
     nothing of theirs is recalled, while "what stretches help after a twelve-hour service?" says neither I nor my
     and recalls the back pain (control: it falls among the kinds of need). With every message taken as resting on
-    the user, and none as about the world, the chit-chat recalls something again (the rules matter)."""
+    the user, none as about the world and the resting probe set aside, the chit-chat recalls something again (the
+    rules matter)."""
     from scope_recall_bench import eval_personal
 
     [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p5"])
@@ -758,6 +761,7 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     assert stored.ids["p5.m21"] in _ids(retrieval.search(db, view, stretches, 3))
     monkeypatch.setattr(retrieval, "PERSONAL_SHARE", 0.0)
     monkeypatch.setattr(retrieval, "about_the_world", lambda message: False)
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)  # the rules alone decide
     assert retrieval.search(db, view, chit_chat).hits != []
 
 
@@ -984,6 +988,45 @@ def test_a_speech_or_a_message_to_write_rests_on_whom_it_is_for(db, monkeypatch)
     assert found.rests_on_user and ids["brother"] in _ids(found)
     monkeypatch.setattr(retrieval, "writes_to_someone", lambda message: False)
     assert ids["brother"] not in _ids(retrieval.search(db, view, speech))
+
+
+CLEANER = {"latex": "Allergic to latex - hands swell and itch. Must use nitrile gloves only.",
+           "job": "Works as a cleaner at Oakwood Lodge care home in Didsbury.",
+           "back": "I have a bad lower back from the mop buckets. No lifting over 10 kg."}
+
+
+def test_the_resting_probe_sure_a_message_rests_on_nothing_of_the_users_overrules_the_rules(db, monkeypatch):
+    """A cleaner asking why bleach must not be mixed with other sprays wants what the world knows, yet the rules
+    read "my colleague say" and a cleaning topic as resting on her and recalled her latex allergy; the probe
+    (``companion/resting.py``) is sure it does not, so nothing is recalled, while a request of hers in the same
+    store still recalls the allergy. Set the probe aside (control) and the rules recall it again."""
+    mihaela = Identity(user="mihaela", chat="c1")
+    ids = _fill(db, mihaela, CLEANER)
+    view = View(mihaela.accessible())
+    claim = "my colleague say never mix bleach with other cleaning spray. why is dangerous?"
+    found = retrieval.search(db, view, claim)
+    assert not found.rests_on_user and found.hits == []
+    assert ids["latex"] in _ids(retrieval.search(db, view, "what gloves should I buy for work?"))
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)
+    assert ids["latex"] in _ids(retrieval.search(db, view, claim))
+
+
+WEDDING = {"trip": "Away in Lisbon for a conference from July 25 to August 2.",
+           "dress": "Getting married on 20 September; Rosa is altering the dress.",
+           "cat": "Her cat Miso is 4."}
+
+
+def test_the_resting_probe_sure_a_message_rests_on_the_user_recalls_what_the_rules_left(db, monkeypatch):
+    """"Rosa can do the final fitting either July 29 or Aug 9. which one" says neither I nor my, and the rules
+    abstain; the probe is sure it rests on her (her dates decide it), so the trip is recalled. Control: with the
+    probe set aside, nothing is."""
+    lucia = Identity(user="lucia", chat="c1")
+    ids = _fill(db, lucia, WEDDING)
+    view, choice = View(lucia.accessible()), "Rosa can do the final fitting either July 29 or Aug 9. which one"
+    found = retrieval.search(db, view, choice)
+    assert found.rests_on_user and ids["trip"] in _ids(found)
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)
+    assert retrieval.search(db, view, choice).hits == []
 
 
 CHILLY = {"gloves": "Kiara's hands go numb in the cold: she has Raynaud's.",

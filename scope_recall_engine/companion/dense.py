@@ -14,7 +14,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from scope_recall_engine.companion import needs, reference, vectors
+from scope_recall_engine.companion import needs, reference, resting, vectors
 from scope_recall_engine.truth.visibility import Hit, View, visible_rows
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ class DenseScores:
     reference_needs: "np.ndarray | None" = None  # each reference sentence's link to the query through its needs
     personal: float | None = None  # how much the query falls among the kinds of need, not general requests
     small_talk: bool = False  # whether it falls nearest small talk (``needs.place``)
+    resting: float | None = None  # how likely answering it rests on the user (``resting.probability``)
     every_request: "np.ndarray | None" = None  # the requests a row's hubness is measured against (needs.py)
     reference_hubness: "np.ndarray | None" = None  # ... and each reference sentence's
 
@@ -189,6 +190,7 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     scores.sides = sides
     scores.query_needs, scores.personal, scores.small_talk = needs.place(q[:, 0], sides, scores.every_request)
     scores.reference_needs = reference_kinds @ scores.query_needs
+    scores.resting = resting.probability(model_id, q[:, 0])
     return scores
 
 

@@ -83,6 +83,8 @@ PART_SHARE, FAR_MEANING = 0.5, -1.5  # ... or less than half of it, in a memory 
 LOOKUP_WORDS = 2  # ... unless it is a lookup of this many distinct words at most ("peanut allergy"): each is its topic
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
+RESTS_UNLIKELY, RESTS_LIKELY = 0.3, 0.9  # the probe's probability that a message rests on the user, below or above
+# which it decides over the rules (``companion/resting.py``; chosen on held-out fixtures, ``bench fit-resting``)
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more), and in two of them at
 # least, is whom they are about (a city one of three memories names is a place)
@@ -413,6 +415,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
     chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
             and not asks_anything(asked))  # "long day man, 11 hours": no question, no request
+    likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
+    if likely is not None and not (names or asks_about_user(asked)):  # not over a particular the user told
+        rests = rests and likely >= RESTS_UNLIKELY or likely >= RESTS_LIKELY and not (world or chat)
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
