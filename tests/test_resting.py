@@ -2,8 +2,10 @@ import json
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from scope_recall_bench import fit_resting
+from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, resting
 
 E5 = embedders.E5_MODEL_ID
@@ -62,8 +64,8 @@ def test_a_missing_or_corrupt_probe_leaves_the_rules_alone_and_doctor_names_it(d
 
 
 def test_fit_resting_fits_on_the_training_files_and_measures_on_the_held_out_ones(tmp_path, monkeypatch):
-    """The command on two small fixtures (the deterministic test embedder): one fitted on, one held out; the probe
-    is written where the engine reads it and loads."""
+    """`scope-recall bench fit-resting` on two small fixtures (the deterministic test embedder): one fitted on, one
+    held out; the probe is written where the engine reads it and loads."""
     def persona(key: str, user: str, messages: list[tuple[str, str]]) -> dict:
         memory = {"id": f"{key}.m01", "target": "user", "content": "Vegetarian since 2015."}
         return {"key": key, "user": user, "platform": "telegram", "chat": user, "display_name": key,
@@ -83,7 +85,10 @@ def test_fit_resting_fits_on_the_training_files_and_measures_on_the_held_out_one
     monkeypatch.setattr(fit_resting.eval_personal, "GENERAL_QUESTIONS", tmp_path / "general_questions.json")
     monkeypatch.setattr(resting, "shipped", lambda model_id: tmp_path / f"resting-{model_id}.json")
     try:
-        report = fit_resting.run(embedders.HASH_MODEL_ID, penalty=1.0)
+        result = CliRunner().invoke(cli, ["bench", "fit-resting", "--model", embedders.HASH_MODEL_ID, "--penalty", "1",
+                                          "--json"])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.output)
         assert report["files"] == 1 and report["messages"] == 4 and report["resting"] == 2
         assert report["general_questions"] == 2 and 0.0 <= report["auc_held_out"] <= 1.0
         written = json.loads((tmp_path / f"resting-{embedders.HASH_MODEL_ID}.json").read_text())
