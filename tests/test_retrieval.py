@@ -865,6 +865,8 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("how hot does a propane forge actually get", True), ("how old is the dog now?", False),
     ("Kotlin: `let` vs `also`, when to use which?", True), ("LDL goal, ACC 2018 vs ESC 2019, quick", True),
     ("Regex that matches a hex colour, JavaScript", True), ("Is there research on vibrotactile music? Cite two", True),
+    ('"Do dogs get snow blindness?"', True), ('"True that cats can\'t taste sweet?"', True),
+    ('"do I need a coat tonight?"', False),  # opening with a quote mark, as a pasted question does
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world

@@ -42,8 +42,8 @@ _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why a
 _CLAIM = re.compile(  # a claim to check or an argument to settle, however the user came by it, in the user's
     # language ("coworker says ..., totoo ba?"), or someone's question passed on ("Pa asked if Parkinson's is
     # hereditary. Is it?"); someone's report alone ("nanay says her sugar is 220, what should she do") is no claim
-    r"\b(?:is (?:it|that|this) (?:\w+ )?true|is there (?:anything|any truth) in (?:it|that|this)|who(?:'s| is) right"
-    r"|settle (?:it|this)|^\W*(?:is it |it's |its )?true (?:that|or)\b"
+    r"(?:^|\b)(?:is (?:it|that|this) (?:\w+ )?true|is there (?:anything|any truth) in (?:it|that|this)"
+    r"|who(?:'s| is) right|settle (?:it|this)|^\W*(?:is it |it's |its )?true (?:that|or)\b"
     r"|(?:says?|said|swears?|insists?|claims?|maintains?|reckons?|read|heard) (?:that )?(?!(?:i|i'm|my|we|our|me)\b)"
     r"\w+.*\b(?:true|truth|right|myth|legit|correct|fact|cap|totoo|vrai|verdad|verdade|stimmt|wahr|vero|sach)\b"
     r"|\b(?:asked|asks|wondered|wonders|wants to know) (?:me )?(?:if|whether) (?!(?:i|i'm|my|we|our|me|us)\b)\w+"
@@ -53,7 +53,7 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
     r".*\bright\s*\?)",
     re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
-    r"\b(?:(?:another|other|a|better|different|nicer|fancier|more \w+) (?:words?|phrases?) (?:for|than)"
+    r"(?:^|\b)(?:(?:another|other|a|better|different|nicer|fancier|more \w+) (?:words?|phrases?) (?:for|than)"
     r"|synonyms?|antonyms?|rhymes? with|^\W*translate"
     r"|how (?:do you|to|do i) spell|spelling of|what does the word|proofread\w*|correct (?:this|the following|these)"
     r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check) (?:the|this|my) (?:grammar|spelling))\b"
@@ -75,7 +75,7 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
-    r"\b(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
+    r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
     r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won)"
     r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
     r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
@@ -83,7 +83,7 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what causes (?!(?:my|our|me|us)\b)"
     r"|capital of|meaning of|stand for|how do you say|translate|define|definition of|vs|versus"
     r"|cite|research (?:on|into|about|says|shows|suggests)|studies (?:on|show|say|suggest)|evidence (?:for|on|that)"
-    r"|regexp?|regular expression|`[^`]+`"  # a comparison, what research says, code
+    r"|regexp?|regular expression"  # a comparison, what research says, code
     r"|how (?:hot|cold|warm|fast|big|deep|tall|high|heavy|loud|strong|hard|wide|thick|bright|bad|dangerous)"
     r" (?:is|are|was|were|does|do|did|can|could|will|would|should|must)"  # "how hot does a propane forge get"
     r"|^\W*(?:do|does|can|are|will|could) (?!(?:i|we|you|u|my|our|me|us|it|this|that|there|they|these|those"
