@@ -992,6 +992,22 @@ def test_a_speech_or_a_message_to_write_rests_on_whom_it_is_for(db, monkeypatch)
     assert ids["brother"] not in _ids(retrieval.search(db, view, speech))
 
 
+def test_a_link_through_needs_that_places_the_message_nowhere_does_not_reorder_the_ranking(db, monkeypatch):
+    """"buy new collar for Bông, pink or red cuter?" falls in no kind of need in particular, so every memory's link
+    to it is about 1/13 and the reference's links spread by thousandths; counted in that spread, a thousandth
+    became 2 to 3 sd and a salon's rent out-ranked the dog the message names. With the spread counted as at least
+    NEEDS_SPREAD the dog comes first; control, same store: with no such floor it falls to fourth."""
+    from scope_recall_bench import eval_personal
+
+    fixture = eval_personal.read_fixture(eval_personal.FIXTURES / "personal_unseen_12.json")
+    [stored] = eval_personal.load(db, [p for p in fixture if p["key"] == "p49"])
+    vectors.drain(db)
+    view, collar = View(stored.identity.accessible()), "buy new collar for Bông, pink or red cuter?"
+    assert _ids(retrieval.search(db, view, collar, 3))[:1] == [stored.ids["p49.m22"]]
+    monkeypatch.setattr(retrieval, "NEEDS_SPREAD", 0.0)
+    assert stored.ids["p49.m22"] not in _ids(retrieval.search(db, view, collar, 3))
+
+
 CLEANER = {"latex": "Allergic to latex - hands swell and itch. Must use nitrile gloves only.",
            "job": "Works as a cleaner at Oakwood Lodge care home in Didsbury.",
            "back": "I have a bad lower back from the mop buckets. No lifting over 10 kg."}

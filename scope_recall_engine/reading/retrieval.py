@@ -67,6 +67,8 @@ LEXICAL_WEIGHT = 4.5  # a text holding all of the query's weight counts as much 
 TERMS_WEIGHT = 0.5  # latent terms (embedders.py), in sd above the reference, beside the vector's meaning, for a
 # message that asks for the user's context (a lookup of a stated fact ranks better on the vector and words alone)
 NEEDS_WEIGHT = 1.5  # the link through needs (companion/needs.py), in sd above the reference's, for such a message
+NEEDS_SPREAD = 0.005  # the reference's spread of links counts as at least this (its median over messages): a message
+# the kinds place nowhere in particular links every memory by about 1/13, and thousandths would become sd
 LOOKUP_NEEDS_WEIGHT = 0.5  # ... when it looks a fact up ("when is Ana's recital?", ``intent.looks_up``): its words
 # and meaning find a stated fact, and a strong link would lift every fact of the same kind above it
 HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
@@ -516,7 +518,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     populations = {None: (0.0, 1.0, np.sort(words))}
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
-    needed = _in_sd(lane.scores.reference_needs if lane and context else None, needs_weight)
+    needed = _in_sd(lane.scores.reference_needs if lane and context else None, needs_weight, NEEDS_SPREAD)
     hub_weight = HUBNESS_WEIGHT * 2  # D holds two cosines
     hubness = hub_weight if hubs else 0.0
 
@@ -567,12 +569,12 @@ def word_shares(db, candidates: dict[int, Candidate], weights: dict[str, float])
         candidate.lexical, candidate.worded = (candidate.lexical_own + with_context) / 2, True
 
 
-def _in_sd(reference_scores: "np.ndarray | None", weight: float):
+def _in_sd(reference_scores: "np.ndarray | None", weight: float, least_spread: float = 0.0):
     """An associative score (latent-term overlap, link through needs) in standard deviations above the reference
-    population's, weighted (0 when the lane has none)."""
+    population's, weighted (0 when the lane has none); the population's spread counts as at least ``least_spread``."""
     if reference_scores is None:
         return lambda score: 0.0
-    mean, spread = float(reference_scores.mean()), float(reference_scores.std()) or 1.0
+    mean, spread = float(reference_scores.mean()), max(float(reference_scores.std()), least_spread) or 1.0
     return lambda score: 0.0 if score is None else weight * (score - mean) / spread
 
 
