@@ -20,7 +20,7 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(26, 31))  # first measured at stop 32
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(26, 36))  # first measured at stops 32 and 33
 
 
 def labelled(names: list[str]) -> list[tuple[str, str, bool]]:
