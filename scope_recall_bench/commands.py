@@ -34,6 +34,7 @@ class LazyGroup(click.Group):
     "faults": "scope_recall_bench.bench_faults:faults_bench",
     "embedder": "scope_recall_bench.bench_embedder:embedder_command",
     "fit-resting": "scope_recall_bench.fit_resting:fit_resting_command",
+    "fit-bearing": "scope_recall_bench.fit_bearing:fit_bearing_command",
 })
 def bench():
     """Throughput and latency figures (each command also prints --json)."""

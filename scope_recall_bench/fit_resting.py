@@ -18,9 +18,14 @@ from scope_recall_bench import eval_personal
 from scope_recall_bench.evals import FIXTURES
 from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
-from scope_recall_engine.companion import dense, resting
+from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(26, 36))  # first measured at stops 32 and 33
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(31, 36))  # first measured at stop 33
+
+
+def training_files() -> list[str]:
+    """Every personal fixture but the held-out ones, by name."""
+    return sorted(path.stem for path in FIXTURES.glob("personal*.json") if path.stem not in HELD_OUT)
 
 
 def labelled(names: list[str]) -> list[tuple[str, str, bool]]:
@@ -42,7 +47,7 @@ def area_under_curve(scores, labels) -> float:
 def run(model_id: str, penalty: float) -> dict:
     import numpy as np
 
-    names = sorted(path.stem for path in FIXTURES.glob("personal*.json") if path.stem not in HELD_OUT)
+    names = training_files()
     training, held_out = labelled(names), labelled(list(HELD_OUT))
     general = json.loads(eval_personal.GENERAL_QUESTIONS.read_text(encoding="utf-8"))
     asked = [text for group in eval_personal.GENERAL_GROUPS for text in general[group]]
@@ -54,18 +59,15 @@ def run(model_id: str, penalty: float) -> dict:
     labels = np.array([rests for _, _, rests in training], float)
 
     def fit(rows):
-        return resting.fit(np.vstack([fitted[rows], always]), np.r_[labels[rows], np.zeros(len(always))], penalty)
+        return probes.fit(np.vstack([fitted[rows], always]), np.r_[labels[rows], np.zeros(len(always))], penalty)
 
     left_out = np.zeros(len(training))
     for name in names:
         weights, bias = fit(files != name)
         left_out[files == name] = fitted[files == name] @ weights + bias
     weights, bias = fit(np.ones(len(training), bool))
-    shipped = resting.shipped(model_id)
-    shipped.write_text(json.dumps({"model": model_id, "penalty": penalty, "fitted_on": names,
-                                   "held_out": list(HELD_OUT), "weights": [round(float(w), 6) for w in weights],
-                                   "bias": round(bias, 6)}) + "\n", encoding="utf-8")
-    resting.probe.cache_clear()
+    shipped = probes.write(resting.NAME, model_id, weights, bias, penalty=penalty, fitted_on=names,
+                           held_out=list(HELD_OUT))
     return {"model": model_id, "written": str(shipped), "files": len(names), "messages": len(training),
             "resting": int(labels.sum()), "general_questions": len(asked),
             "auc_file_left_out": round(area_under_curve(left_out, labels), 4),

@@ -115,7 +115,7 @@ def versions(db) -> Check:
 @check
 def recall_reference(db) -> Check:
     """The reference recall calibrates relevance against: shipped with the engine, loadable, of matching size."""
-    from scope_recall_engine.companion import needs, reference, resting, vectors
+    from scope_recall_engine.companion import needs, probes, reference, vectors
     from scope_recall_engine.errors import ConfigError
 
     model = vectors.model_id(db)
@@ -134,11 +134,12 @@ def recall_reference(db) -> Check:
         if needs.shipped_ok(model) is False:
             raise ConfigError(f"the kinds of need {needs.shipped(model)} are corrupt or stale (embedded again and kept "
                               "beside the companion meanwhile)")
-        probe = resting.shipped_ok(model)
-        if probe is False:
-            raise ConfigError(f"the probe {resting.shipped(model)} is corrupt (the rules alone decide whether a "
-                              "message rests on the user)")
-        detail += ", the resting probe" if probe else "; no resting probe for this model (the rules decide alone)"
+        for name, without in (("resting", "the rules alone decide whether a message rests on the user"),
+                              ("bearing", "memories are ranked without it")):
+            probe = probes.shipped_ok(name, model)
+            if probe is False:
+                raise ConfigError(f"the probe {probes.shipped(name, model)} is corrupt ({without})")
+            detail += f", the {name} probe" if probe else f"; no {name} probe for this model ({without})"
     except (ConfigError, OSError, ValueError) as error:
         return Check("recall_reference", False, f"{type(error).__name__}: {error}"[:300],
                      "reinstall scope-recall (pip install --force-reinstall scope-recall)")

@@ -14,7 +14,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from scope_recall_engine.companion import needs, reference, resting, vectors
+from scope_recall_engine.companion import bearing, needs, reference, resting, vectors
 from scope_recall_engine.truth.visibility import Hit, View, visible_rows
 
 if TYPE_CHECKING:
@@ -63,6 +63,8 @@ class DenseScores:
     personal: float | None = None  # how much the query falls among the kinds of need, not general requests
     small_talk: bool = False  # whether it falls nearest small talk (``needs.place``)
     resting: float | None = None  # how likely answering it rests on the user (``resting.probability``)
+    bearing: "np.ndarray | None" = None  # the query vector weighed by the bearing probe (``bearing.weighed``)
+    reference_bearing: "np.ndarray | None" = None  # ... and each reference sentence's bearing on the query
     every_request: "np.ndarray | None" = None  # the requests a row's hubness is measured against (needs.py)
     reference_hubness: "np.ndarray | None" = None  # ... and each reference sentence's
 
@@ -109,6 +111,15 @@ class DenseScores:
             return {}
         return dict(zip(found, (needs.memory_kinds(np.stack(list(found.values())), self.sides)
                                 @ self.query_needs).tolist()))
+
+    def bearing_of(self, memory_ids: list[int]) -> dict[int, float]:
+        """How much each row bears on the query (``bearing.py``), for the rows a search scores, in one product."""
+        import numpy as np
+
+        found = self._vectors(memory_ids)
+        if not found or self.bearing is None:
+            return {}
+        return dict(zip(found, (np.stack(list(found.values())) @ self.bearing).tolist()))
 
     def hubness_of(self, memory_ids: list[int]) -> dict[int, float]:
         """The rows' hubness (``needs.hubness``), for the rows a search scores, in one product."""
@@ -191,6 +202,9 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     scores.query_needs, scores.personal, scores.small_talk = needs.place(q[:, 0], sides, scores.every_request)
     scores.reference_needs = reference_kinds @ scores.query_needs
     scores.resting = resting.probability(model_id, q[:, 0])
+    scores.bearing = bearing.weighed(model_id, q[:, 0])
+    if scores.bearing is not None:
+        scores.reference_bearing = space.alone @ scores.bearing
     return scores
 
 

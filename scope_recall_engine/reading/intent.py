@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from scope_recall_engine.truth.vocabulary import LANGUAGES
+
 _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|us)\b",
                   re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
 _ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should"
@@ -58,8 +60,12 @@ _WORDING = re.compile(  # a question about words themselves: what the language o
     r"|how (?:do you|to|do i) spell|spelling of|what does the word|proofread\w*|correct (?:this|the following|these)"
     r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check) (?:the|this|my) (?:grammar|spelling))\b"
     r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
-    r"|\bshould i (?:say|write|use) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?",
-    re.IGNORECASE)  # ... or which of two words to use ("is it affect or effect here?")
+    r"|\bshould i (?:say|write|use) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?"
+    r"|\bhow (?:do|does|would|can|could|should|to)(?: (?:you|u|i|we|one))? say"
+    r" (?:['\"].+['\"]|(?:(?!(?:in|that|my|our)\b)\w+ ){1,4})\s*in " + LANGUAGES + r"\b"
+    r"|\bwhat(?:'s| is) ['\"].+['\"] in " + LANGUAGES + r"\b",
+    re.IGNORECASE)  # ... or which of two words to use ("is it affect or effect here?"), or what a phrase given in
+# full is in another language ("how to say 'barrel' and 'cellar' in French?", not "how do I say that my son ...")
 _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's makes a joke or a fun fact better,
     # nor a poem about the sea (one for "my wife" is about her)
     r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random)"

@@ -71,6 +71,8 @@ NEEDS_SPREAD = 0.005  # the reference's spread of links counts as at least this 
 # the kinds place nowhere in particular links every memory by about 1/13, and thousandths would become sd
 LOOKUP_NEEDS_WEIGHT = 0.5  # ... when it looks a fact up ("when is Ana's recital?", ``intent.looks_up``): its words
 # and meaning find a stated fact, and a strong link would lift every fact of the same kind above it
+BEARING_WEIGHT = 1.0  # the learned bearing of a memory on the message (companion/bearing.py), in sd above the
+# reference's, in a candidate's ranking evidence (never in its relevance: it orders what abstention admits)
 HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
 # (and off the meaning-alone margin, MEANING_MARGIN, for every message)
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
@@ -399,7 +401,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     # a particular of the named user's life: the floor of a message resting on them (ranked as a lookup of anyone's)
     if broken is None:
         try:
-            _score(db, candidates, weights, lane, context, hubs=context and not names,
+            _score(db, candidates, weights, lane, context, hubs=context and not names, held=held_share(weights, counts),
                    needs_weight=LOOKUP_NEEDS_WEIGHT if looks_up(asked) else NEEDS_WEIGHT)
         except ConfigError as error:
             broken = error
@@ -506,7 +508,7 @@ def telling_share(text: str, telling_weights: dict[str, float], lookup: bool, be
 
 
 def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane, context: bool = False,
-           hubs: bool = False, needs_weight: float = NEEDS_WEIGHT) -> None:
+           hubs: bool = False, needs_weight: float = NEEDS_WEIGHT, held: float = 1.0) -> None:
     """Each candidate's relevance: the share of the reference population it out-scores on its own text (meaning
     in standard deviations above the reference, plus its lexical share), so a context memory never makes a row
     relevant; and its evidence for ranking, where the context counts (an answer often lives in the reply to a
@@ -519,6 +521,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
     needed = _in_sd(lane.scores.reference_needs if lane and context else None, needs_weight, NEEDS_SPREAD)
+    bears = _in_sd(lane.scores.reference_bearing if lane else None, BEARING_WEIGHT)
     hub_weight = HUBNESS_WEIGHT * 2  # D holds two cosines
     hubness = hub_weight if hubs else 0.0
 
@@ -539,6 +542,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     embedded_ids = [c.row.id for c in candidates.values() if c.dense is not None]
     hubs_of = lane.scores.hubness_of(embedded_ids) if lane else {}
     needs_of = lane.scores.needs_of(embedded_ids) if lane and context else {}
+    bearing_of = lane.scores.bearing_of(embedded_ids) if lane else {}
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
         if embedded and context:
@@ -553,7 +557,15 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
             candidate.beyond = (2 * candidate.lanes["vector"] - hub - margin[0]) / margin[1] + latent - best_meaning
         mean, spread, _ = populations[candidate.paired if embedded else None]
         meaning = (candidate.dense - taken - mean) / spread + latent if embedded else 0.0
-        candidate.evidence = meaning + LEXICAL_WEIGHT * candidate.lexical
+        bearing = bears(bearing_of.get(candidate.row.id)) if embedded else 0.0
+        candidate.evidence = meaning + bearing + LEXICAL_WEIGHT * min(1.0, candidate.lexical / held)
+
+
+def held_share(weights: dict[str, float], counts: dict[str, int]) -> float:
+    """The share of the query's word weight that some memory of the view holds at all: words none holds tell no
+    memory from another, so for ranking a memory's words are measured against the rest."""
+    total = sum(weights.values())
+    return (sum(weight for term, weight in weights.items() if counts.get(term)) / total if total else 1.0) or 1.0
 
 
 def word_shares(db, candidates: dict[int, Candidate], weights: dict[str, float]) -> None:

@@ -1,0 +1,94 @@
+"""``scope-recall bench fit-bearing``: fit the probe of how much a memory bears on a message
+(``scope_recall_engine/companion/bearing.py``) on the personal fixtures, and write it where the engine reads it.
+
+Every message that wants a memory (direct or implied) is paired with each memory of its user: a pair is positive
+when the message wants that memory. The features are the elementwise product of the message's query vector and
+the memory's stored vector, so the probe is a reweighting of their cosine. The files ``fit-resting`` holds out are
+held out here too; so that a change can be judged before it ships, the command prints how often a wanted memory is
+among each message's first three on the cosine alone and on the probe alone, with the training files left out a
+group at a time (FOLDS) and on the held-out files.
+"""
+
+from __future__ import annotations
+
+import click
+
+from scope_recall_bench import eval_personal, fit_resting
+from scope_recall_engine import config as settings
+from scope_recall_engine.cli.options import emit, json_option
+from scope_recall_engine.companion import bearing, dense, embedders, probes, reference
+
+FOLDS = 6  # groups of training files left out in turn (one file at a time would fit 30 probes of 50,000 pairs)
+SHOWN = 3  # a wanted memory among the first three: what the recall packet shows
+
+
+def pairs(model_id: str, names: list[str]):
+    """(features, wanted, file, message number) of every pair of a message that wants a memory and a memory of its
+    user, in the named fixtures."""
+    import numpy as np
+
+    messages, memories, groups, wanted = [], [], [], []  # groups: (file, the user's first memory, how many)
+    for name in names:
+        for persona in eval_personal.read_fixture(fit_resting.FIXTURES / f"{name}.json"):
+            first = len(memories)
+            memories += [memory["content"] for memory in persona["memories"]]
+            for message in (m for m in persona["messages"] if m["wanted"]):
+                messages.append(message["text"])
+                groups.append((name, first, len(persona["memories"])))
+                wanted += [memory["id"] in message["wanted"] for memory in persona["memories"]]
+    counts = [count for _, _, count in groups]
+    queries = dense.query_vectors(model_id, messages).T
+    stored = reference.unit_rows(np.asarray(embedders.embed_passages(embedders.get_model(model_id), memories),
+                                            np.float32))
+    numbers = np.repeat(np.arange(len(groups)), counts)
+    rows = np.concatenate([np.arange(first, first + count) for _, first, count in groups])
+    files = np.repeat([name for name, _, _ in groups], counts)
+    return queries[numbers] * stored[rows], np.asarray(wanted), files, numbers
+
+
+def shown(scores, wanted, numbers) -> float:
+    """The share of messages with a wanted memory among their first SHOWN by ``scores``, in percent."""
+    import numpy as np
+
+    found = [wanted[numbers == number][np.argsort(-scores[numbers == number])[:SHOWN]].any()
+             for number in np.unique(numbers)]
+    return round(100 * float(np.mean(found)), 1) if found else 0.0
+
+
+def run(model_id: str, penalty: float) -> dict:
+    import numpy as np
+
+    names, held_out = fit_resting.training_files(), list(fit_resting.HELD_OUT)
+    features, wanted, files, numbers = pairs(model_id, names + held_out)
+    training, labels, cosine = ~np.isin(files, held_out), wanted.astype(float), features.sum(axis=1)
+    left_out = np.zeros(len(wanted))
+    for fold in (names[start::FOLDS] for start in range(FOLDS)):
+        rows = np.isin(files, fold)
+        if rows.any() and (training & ~rows).any():
+            weights, _ = probes.fit(features[training & ~rows], labels[training & ~rows], penalty)
+            left_out[rows] = features[rows] @ weights
+    weights, bias = probes.fit(features[training], labels[training], penalty)
+    written = probes.write(bearing.NAME, model_id, weights, bias, penalty=penalty, fitted_on=names,
+                           held_out=held_out)
+    held = ~training
+    return {"model": model_id, "written": str(written), "files": len(names),
+            "messages": len(np.unique(numbers[training])), "pairs": int(training.sum()),
+            "shown_cosine_left_out": shown(cosine[training], wanted[training], numbers[training]),
+            "shown_bearing_left_out": shown(left_out[training], wanted[training], numbers[training]),
+            "shown_cosine_held_out": shown(cosine[held], wanted[held], numbers[held]),
+            "shown_bearing_held_out": shown(features[held] @ weights, wanted[held], numbers[held])}
+
+
+@click.command(name="fit-bearing")
+@click.option("--model", default=settings.DEFAULT_EMBEDDING_MODEL, show_default=True, help="Embedding model id.")
+@click.option("--penalty", default=bearing.PENALTY, show_default=True, type=click.FloatRange(0, min_open=True))
+@json_option
+def fit_bearing_command(model, penalty, as_json):
+    """Fit the probe of how much a memory bears on a message and write it into the engine's reference data."""
+    report = run(model, penalty)
+    emit(report, as_json, f"{report['pairs']} pairs of {report['messages']} messages of {report['files']} files, "
+                          f"model {report['model']}\na wanted memory among the first {SHOWN}, cosine / probe:\n"
+                          f"  training files left out {FOLDS} groups at a time: {report['shown_cosine_left_out']} / "
+                          f"{report['shown_bearing_left_out']}\n  held-out files ({', '.join(fit_resting.HELD_OUT)}): "
+                          f"{report['shown_cosine_held_out']} / {report['shown_bearing_held_out']}\n"
+                          f"written: {report['written']}")

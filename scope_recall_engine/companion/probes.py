@@ -1,0 +1,73 @@
+"""Logistic probes over a model's vectors, shipped as reference data: how one is fitted, written and read back.
+
+Two ship for the default model: ``resting`` (whether answering a message rests on the user, ``resting.py``) and
+``bearing`` (how much a memory bears on a message, ``bearing.py``). Each is a file of weights and a bias written by
+its ``scope-recall bench fit-*`` command; a missing or corrupt file reads as None, the search goes on without that
+probe, and ``doctor`` says why.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scope_recall_engine.companion import reference
+
+if TYPE_CHECKING:
+    import numpy as np
+
+NEWTON_STEPS = 30
+NAMES = ("resting", "bearing")
+
+
+def shipped(name: str, model_id: str) -> Path:
+    return reference.DATA / f"{name}-{model_id}.json"
+
+
+@functools.lru_cache(maxsize=8)
+def read(name: str, model_id: str) -> "tuple[np.ndarray, float] | None":
+    """(weights, bias) of the named probe for this model; None when none ships or the file is corrupt."""
+    import numpy as np
+
+    try:
+        stored = json.loads(shipped(name, model_id).read_text(encoding="utf-8"))
+        weights, bias = np.asarray(stored["weights"], np.float32), float(stored["bias"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return (weights, bias) if weights.ndim == 1 and np.isfinite(weights).all() else None
+
+
+def shipped_ok(name: str, model_id: str) -> bool | None:
+    """Whether the named probe loads (None: none ships for this model): for ``doctor``."""
+    return read(name, model_id) is not None if shipped(name, model_id).exists() else None
+
+
+def write(name: str, model_id: str, weights: "np.ndarray", bias: float, **about) -> Path:
+    """The probe where the engine reads it, with what it was fitted on (``about``)."""
+    path = shipped(name, model_id)
+    path.write_text(json.dumps({"model": model_id, **about, "weights": [round(float(w), 6) for w in weights],
+                                "bias": round(bias, 6)}) + "\n", encoding="utf-8")
+    read.cache_clear()
+    return path
+
+
+def fit(features: "np.ndarray", labels: "np.ndarray", penalty: float) -> "tuple[np.ndarray, float]":
+    """Logistic regression by Newton's method on standardized features (L2 ``penalty`` on the standardized
+    weights, the bias not shrunk), returned as (weights, bias) over the raw features, so a search pays one dot
+    product."""
+    import numpy as np
+
+    mean, spread = features.mean(axis=0), features.std(axis=0) + 1e-6
+    design = np.hstack([(features - mean) / spread, np.ones((len(features), 1))])
+    weights = np.zeros(design.shape[1])
+    ridge = penalty * np.eye(len(weights))
+    ridge[-1, -1] = 0.0
+    for _ in range(NEWTON_STEPS):
+        predicted = 1.0 / (1.0 + np.exp(-design @ weights))
+        gradient = design.T @ (predicted - labels) + ridge @ weights
+        hessian = (design * (predicted * (1 - predicted))[:, None]).T @ design + ridge
+        weights -= np.linalg.solve(hessian, gradient)
+    scaled = weights[:-1] / spread
+    return scaled, float(weights[-1] - scaled @ mean)
