@@ -71,8 +71,9 @@ NEEDS_SPREAD = 0.005  # the reference's spread of links counts as at least this 
 # the kinds place nowhere in particular links every memory by about 1/13, and thousandths would become sd
 LOOKUP_NEEDS_WEIGHT = 0.5  # ... when it looks a fact up ("when is Ana's recital?", ``intent.looks_up``): its words
 # and meaning find a stated fact, and a strong link would lift every fact of the same kind above it
-BEARING_WEIGHT = 1.0  # the learned bearing of a memory on the message (companion/bearing.py), in sd above the
-# reference's, in a candidate's ranking evidence (never in its relevance: it orders what abstention admits)
+BEARING_WEIGHT = 1.0  # the learned bearing of a memory on a message that rests on the user (companion/bearing.py),
+# in sd above the reference's, in a candidate's ranking evidence (never in its relevance: it orders what abstention
+# admits); on every message it cost LoCoMo, whose questions look up what other people said (any@5 69.6)
 HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
 # (and off the meaning-alone margin, MEANING_MARGIN, for every message)
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
@@ -521,7 +522,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     best_meaning = float("inf")  # the best reference sentence on meaning alone, in sd
     terms = _in_sd(lane.scores.reference_terms if lane else None, TERMS_WEIGHT)
     needed = _in_sd(lane.scores.reference_needs if lane and context else None, needs_weight, NEEDS_SPREAD)
-    bears = _in_sd(lane.scores.reference_bearing if lane else None, BEARING_WEIGHT)
+    bears = _in_sd(lane.scores.reference_bearing if lane and context else None, BEARING_WEIGHT)
     hub_weight = HUBNESS_WEIGHT * 2  # D holds two cosines
     hubness = hub_weight if hubs else 0.0
 
@@ -542,7 +543,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     embedded_ids = [c.row.id for c in candidates.values() if c.dense is not None]
     hubs_of = lane.scores.hubness_of(embedded_ids) if lane else {}
     needs_of = lane.scores.needs_of(embedded_ids) if lane and context else {}
-    bearing_of = lane.scores.bearing_of(embedded_ids) if lane else {}
+    bearing_of = lane.scores.bearing_of(embedded_ids) if lane and context else {}
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
         if embedded and context:
