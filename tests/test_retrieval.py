@@ -371,14 +371,15 @@ MENTOR = {"mentor": "Her mentor is Dr. Ade Bello.", "poster": "She is presenting
 
 def test_what_the_user_calls_their_own_weighs_more_than_the_rest_of_the_message(db, alice, monkeypatch):
     """"my mentor" names whom the card is for: the memory that says who that is ranks above one that shares the
-    message's other words ("conference"); weighed like any other word, and without the link through needs (which
-    lifts a mentor too), it ranks below it (control)."""
+    message's other words ("conference"); weighed like any other word, and without the link through needs and the
+    bearing probe (which lift a mentor too), it ranks below it (control)."""
     ids = _fill(db, alice, MENTOR)
     view, message = View(alice.accessible()), "write a thank-you card to my mentor for the conference invitation"
     ranked = _ids(retrieval.search(db, view, message))
     assert ranked.index(ids["mentor"]) < ranked.index(ids["poster"]) and ids["mentor"] in ranked[:3]
     monkeypatch.setattr(retrieval, "OWNED_WEIGHT", 1.0)
     monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 0.0)
+    monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
     ranked = _ids(retrieval.search(db, view, message))
     assert ranked.index(ids["mentor"]) > ranked.index(ids["poster"])
 
@@ -454,7 +455,7 @@ def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_genera
 
 def test_latent_terms_lift_a_memory_its_vector_alone_ranks_too_low(db, monkeypatch):
     """"antibiotics" shares no word with "allergic to penicillin"; the latent terms bring it up at least three
-    places (the link through needs, which lifts it too, is off on both sides)."""
+    places (the link through needs and the bearing probe, which lift it too, are off on both sides)."""
     from scope_recall_bench import eval_personal
 
     [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p1"])
@@ -463,6 +464,7 @@ def test_latent_terms_lift_a_memory_its_vector_alone_ranks_too_low(db, monkeypat
     message = "I've got a sinus infection and the doctor wants to give me antibiotics, anything I should tell her?"
     wanted = stored.ids["p1.m05"]  # allergic to penicillin
     monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 0.0)
+    monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
 
     def place() -> int:
         return _ids(retrieval.search(db, view, message, 22, abstain=False)).index(wanted)
@@ -1000,12 +1002,15 @@ def test_a_link_through_needs_that_places_the_message_nowhere_does_not_reorder_t
     """"buy new collar for Bông, pink or red cuter?" falls in no kind of need in particular, so every memory's link
     to it is about 1/13 and the reference's links spread by thousandths; counted in that spread, a thousandth
     became 2 to 3 sd and a salon's rent out-ranked the dog the message names. With the spread counted as at least
-    NEEDS_SPREAD the dog comes first; control, same store: with no such floor it falls to fourth."""
+    NEEDS_SPREAD the dog comes first; control, same store: with no such floor it falls to fourth (the bearing probe
+    and the words measured against what the store holds, which lift the dog too, are off on both sides)."""
     from scope_recall_bench import eval_personal
 
     fixture = eval_personal.read_fixture(eval_personal.FIXTURES / "personal_unseen_12.json")
     [stored] = eval_personal.load(db, [p for p in fixture if p["key"] == "p49"])
     vectors.drain(db)
+    monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
+    monkeypatch.setattr(retrieval, "held_share", lambda weights, counts: 1.0)
     view, collar = View(stored.identity.accessible()), "buy new collar for Bông, pink or red cuter?"
     assert _ids(retrieval.search(db, view, collar, 3))[:1] == [stored.ids["p49.m22"]]
     monkeypatch.setattr(retrieval, "NEEDS_SPREAD", 0.0)
