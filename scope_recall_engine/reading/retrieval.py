@@ -513,7 +513,9 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     """Each candidate's relevance: the share of the reference population it out-scores on its own text (meaning
     in standard deviations above the reference, plus its lexical share), so a context memory never makes a row
     relevant; and its evidence for ranking, where the context counts (an answer often lives in the reply to a
-    question). A row with no vector (scratch notes, or the vector lane down) is measured on words alone."""
+    question), its words are measured against the ``held`` share of the query's weight (``held_share``) and, for a
+    message resting on the user (``context``), the bearing probe adds its score. A row with no vector (scratch
+    notes, or the vector lane down) is measured on words alone."""
     import numpy as np
 
     word_shares(db, candidates, weights)  # the vector lane's own finds
