@@ -115,7 +115,7 @@ def versions(db) -> Check:
 @check
 def recall_reference(db) -> Check:
     """The reference recall calibrates relevance against: shipped with the engine, loadable, of matching size."""
-    from scope_recall_engine.companion import needs, probes, reference, vectors
+    from scope_recall_engine.companion import bearing, needs, probes, reference, resting, vectors
     from scope_recall_engine.errors import ConfigError
 
     model = vectors.model_id(db)
@@ -134,8 +134,8 @@ def recall_reference(db) -> Check:
         if needs.shipped_ok(model) is False:
             raise ConfigError(f"the kinds of need {needs.shipped(model)} are corrupt or stale (embedded again and kept "
                               "beside the companion meanwhile)")
-        for name, without in (("resting", "the rules alone decide whether a message rests on the user"),
-                              ("bearing", "memories are ranked without it")):
+        for name, without in ((resting.NAME, "the rules alone decide whether a message rests on the user"),
+                              (bearing.NAME, "memories are ranked without it")):
             probe = probes.shipped_ok(name, model)
             if probe is False:
                 raise ConfigError(f"the probe {probes.shipped(name, model)} is corrupt ({without})")

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 NEWTON_STEPS = 30
-NAMES = ("resting", "bearing")
 
 
 def shipped(name: str, model_id: str) -> Path:
