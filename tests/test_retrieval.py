@@ -774,6 +774,8 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("what strength is my thyroid tablet?", True), ("how old is my daughter now?", True),
     ("whats my mentor's name, blanked", True), ("the monthly spending figure I gave you?", True),
     ("my son asked why the sky is blue, how do I explain it?", False),
+    ("what year did erik and I get married? ruth is doing a family timeline", True),
+    ("how much r we each putting into the deposit pot pm?", True), ("how do cats and dogs get along?", False),
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user
@@ -869,6 +871,8 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("Regex that matches a hex colour, JavaScript", True), ("Is there research on vibrotactile music? Cite two", True),
     ('"Do dogs get snow blindness?"', True), ('"True that cats can\'t taste sweet?"', True),
     ('"do I need a coat tonight?"', False),  # opening with a quote mark, as a pasted question does
+    ("Who designed the Forth Bridge?", True), ("what's the state bird of Minnesota", True),
+    ("who is the state rep for our district", False),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -895,10 +899,15 @@ def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(messag
     ("was soll ich meiner Mutter zum Geburtstag schenken, hast du Ideen?", True, False),
     ("kal 50 kg maida ki delivery aa rahi hai, unload kaise karu safely?", True, False),
     ("sourdough starter mein bubbles kyun nahi aa rahe? room temp 24 degree hai", False, True),
+    ("colleague bol raha VLOOKUP INDEX MATCH se faster hai. sach?", False, True),
+    ("longest run ab tak kitna kiya tha? bhool gaya", True, False),
+    ("wat moet ik kopen voor mijn moeder haar verjaardag?", True, False),
+    ("sabi ng katrabaho ko masama daw sa puso ang night shift, totoo ba yun?", True, True),
 ])
 def test_a_message_in_another_language_is_read_for_what_it_asks(message, context, world):
-    """Glossed in English for intent, a Spanish, Portuguese, French, German or Hinglish message asks for the user's
-    context, or for what the world knows, as its English would; control: as typed, the English rules see neither."""
+    """Glossed in English for intent, a Spanish, Portuguese, French, German, Dutch, Filipino or Hinglish message asks
+    for the user's context, or for what the world knows (a claim passed on), as its English would; control: as
+    typed, the English rules see neither."""
     from scope_recall_engine.reading.glosses import gloss
 
     asked = gloss(message, reference.spoken(retrieval.query_terms(message)))
@@ -974,6 +983,7 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("how to say 'barrel' and 'cellar' in French?", True), ("how do u say hand me the grinder in spanish", True),
     ("what's 'bread' in czech", True), ("how do you say in spanish that my son is allergic", False),
     ("how do I say no to my boss in a nice way", False), ("what is the weather in Polish cities", False),
+    ("21.1 km at 5:40 pace = total time?", True), ("x = 5 but my loop never ends, why?", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers
@@ -1153,3 +1163,4 @@ def test_a_common_word_or_a_language_that_opens_the_users_memories_names_no_one(
 
     assert names("Tell me one joke. Easy English please.") == set()
     assert names("where does Kenji walk every morning?") == {"kenji"}
+

@@ -1,5 +1,6 @@
 """A message in another language, glossed for ``intent``: its question words, pronouns and request verbs said
-in English, so that the rules of what a message asks for read "mi hermano me pregunta..." as "my brother..." and
+in English, so that the rules of what a message asks for read "mi hermano me pregunta..." as "my brother...",
+"sabi ng katrabaho ko ..., totoo ba?" as "says ... my ..., is it true?" and
 "combien font 1 250 $ divisé par 8?" as the sum it is. The gloss is read by intent alone: words are searched and
 embedded as typed. A message's language comes from ``reference.spoken``; a language without a glossary here
 is read as typed (its English words still count). Hindi is glossed as chats write it, in Latin letters.
@@ -112,10 +113,35 @@ _ROMAN_HINDI = {
     "kaun": "who", "kaunsa": "which", "kaunsi": "which", "kitna": "how much", "kitni": "how much",
     "kitne": "how many", "kaise": "how", "kyun": "why", "kyu": "why", "kyunki": "because", "batao": "tell me",
     "bata": "tell me", "chahiye": "should", "karu": "should I do", "karun": "should I do",
-    "kya karu": "what should I do",
+    "kya karu": "what should I do", "maine": "I", "bhool gaya": "I forgot", "bhool gayi": "I forgot",
+    "bol raha": "says", "bol rahi": "says", "bol rahe": "says", "bolta": "says", "bolti": "says", "bola": "said",
+    "boli": "said", "keh raha": "says", "keh rahi": "says", "kehta": "says", "kehti": "says", "kaha": "said",
+    "sach": "true", "sach hai": "is it true",
+}
+_DUTCH = {
+    "ik": "I", "mijn": "my", "m n": "my", "wij": "we", "ons": "our", "onze": "our", "heb": "I have",
+    "wil": "want", "moet ik": "should I", "zou ik": "should I", "kan ik": "can I", "waarom": "why",
+    "wanneer": "when", "waar": "where", "wie": "who", "welke": "which", "hoeveel": "how much", "hoe": "how",
+    "wat": "what", "wat is": "what is", "idee": "idea", "ideeen": "ideas", "advies": "advice",
+    "aanraden": "recommend", "raad je aan": "recommend", "help me": "help me", "helpen": "help", "schrijf": "write",
+    "herinner me": "remind me", "ik heb je verteld": "I told you", "leg uit": "explain", "uitleggen": "explain",
+    "vertaal": "translate", "vertalen": "translate", "grap": "joke", "mop": "joke", "klopt het": "is it true",
+    "klopt dat": "is it true", "is het waar": "is it true", "verschil tussen": "difference between",
+    "hoofdstad van": "capital of", "hoe zeg je": "how do you say", "van": "of", "gedeeld door": "divided by",
+    "keer": "times",
+}
+_FILIPINO = {
+    "ako": "I", "ko": "my", "akin": "my", "aking": "my", "kami": "we", "tayo": "we", "namin": "our",
+    "natin": "our", "naming": "our", "ating": "our", "bakit": "why", "paano": "how", "pano": "how",
+    "kailan": "when", "kelan": "when", "saan": "where", "sino": "who", "ano": "what", "alin": "which",
+    "magkano": "how much", "ilan": "how many", "dapat": "should", "dapat ba": "should I", "payo": "advice",
+    "tulungan mo ako": "help me", "tulong": "help", "isulat": "write", "sulatan": "write",
+    "ipaalala": "remind me", "paalala": "remind me", "sinabi ko": "I told you", "ipaliwanag": "explain",
+    "isalin": "translate", "biro": "joke", "sabi": "says", "sabi ng": "says", "totoo ba": "is it true",
+    "totoo": "true", "pagkakaiba ng": "difference between",
 }
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
-              "hi-latn": _ROMAN_HINDI}
+              "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 
 

@@ -30,10 +30,10 @@ _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who i
     r"|\b(?:notice|announcement|letter|speech|invitation)\b.*\bwording\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
-_ABOUT_USER = re.compile(  # a question about the user ("do I", "am I"), "what's my ...", "how old is my ...",
-    # "the figure I gave you", "again", "remind me"
-    r"\b(?:(?:do|did|does|am|was|were|have|had|will)\s+(?:i|we)|(?:what|which|who|where|when|how)(?:'s|s|\s+is"
-    r"|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
+_ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", "did Erik and I"), "what's my ...",
+    # "how old is my ...", "the figure I gave you", "again", "remind me"
+    r"\b(?:(?:do|did|does|am|are|r|was|were|have|had|will)\s+(?:\w+\s+(?:and|&|n)\s+)?(?:i|we)"
+    r"|(?:what|which|who|where|when|how)(?:'s|s|\s+is|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
     r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|again|remind me)\b", re.IGNORECASE)
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?": do as
@@ -77,12 +77,14 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|times|plus|minus|divided by)\s*[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\W*$"
     r"|\bhow many \w+(?: \w+)? (?:in|are in|is|are|make|makes) (?:a|an|one) \w+(?:\W*$|\s*[,.;?])|\bconvert -?[\d.,]+"
     r"|\b[\d.]+\s*(?:%|percent|per cent) (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
-    r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b",  # "the cake costs $68, with 15% off how much is it?"
+    r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b"  # "the cake costs $68, with 15% off how much is it?"
+    r"|\d[^=\n]*=\s*(?:[\w ]{0,20})\?\s*$",  # "21.1 km at 5:40 pace = total time?": an equation put as a question
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
-    r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won)"
+    r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won|designed|created|sang|coined)"
+    r"|the (?:national|state|official) \w+ of"  # "what's the state bird of Minnesota"
     r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
     r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
     r"|the (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
