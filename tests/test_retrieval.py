@@ -1164,3 +1164,25 @@ def test_a_common_word_or_a_language_that_opens_the_users_memories_names_no_one(
     assert names("Tell me one joke. Easy English please.") == set()
     assert names("where does Kenji walk every morning?") == {"kenji"}
 
+
+GIGS = {"shellfish": "He is allergic to shrimp and other shellfish.",
+        "shifts": "He works four tens, 6am to 4:30pm Monday through Thursday.",
+        "weight": "He is trying to put on weight: 152 lb now, 170 is the goal.",
+        "band": "He plays keys in a covers band that does hotel gigs.",
+        "daughter": "His daughter Kezia is 9 and takes piano lessons."}
+
+
+def test_where_the_probe_is_sure_a_message_rests_on_the_user_the_floor_is_lower(db, monkeypatch):
+    """"help me make a cheap meal plan for the week" rests on the user beyond the probe's doubt; the shellfish
+    allergy it needs sits between SURE_CONTEXT_FLOOR and CONTEXT_FLOOR, and is recalled; "what's the capital of
+    Australia?" still recalls nothing. Control: with the floor of an unsure message, the plan recalls nothing."""
+    who = Identity(user="everton", chat="c1")
+    ids = _fill(db, who, GIGS)
+    view, plan = View(who.accessible()), "help me make a cheap meal plan for the week"
+    found = retrieval.search(db, view, plan, 3)
+    assert found.rests_on_user and found.context_floor == retrieval.SURE_CONTEXT_FLOOR
+    assert ids["shellfish"] in _ids(found)
+    assert retrieval.SURE_CONTEXT_FLOOR <= min(hit.score for hit in found) < retrieval.CONTEXT_FLOOR
+    assert retrieval.search(db, view, "what's the capital of Australia?").hits == []
+    monkeypatch.setattr(retrieval, "SURE_CONTEXT_FLOOR", retrieval.CONTEXT_FLOOR)
+    assert retrieval.search(db, view, plan, 3).hits == []

@@ -29,7 +29,7 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
         miss = "gated"
     else:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
-    floor = retrieval.CONTEXT_FLOOR if found.rests_on_user else None
+    floor = found.context_floor
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,

@@ -88,6 +88,8 @@ PART_SHARE, FAR_MEANING = 0.5, -1.5  # ... or less than half of it, in a memory 
 LOOKUP_WORDS = 2  # ... unless it is a lookup of this many distinct words at most ("peanut allergy"): each is its topic
 MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the best reference sentence by this (sd)
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
+SURE_CONTEXT_FLOOR = 0.8  # ... when the resting probe is sure of it (RESTS_LIKELY or more): unrelated messages
+# seldom reach that certainty, and the fact a request needs often sits just below the floor above
 RESTS_UNLIKELY, RESTS_LIKELY = 0.3, 0.9  # the probe's probability that a message rests on the user, below or above
 # which it decides over the rules (``companion/resting.py``; chosen on held-out fixtures, ``bench fit-resting``)
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
@@ -110,6 +112,7 @@ class SearchResult:
     admitted: int = 0  # ranked candidates that pass abstention (with abstain=False, how many it would keep)
     candidates: list["Candidate"] = field(default_factory=list)  # every candidate, ranked, with its lane scores
     rests_on_user: bool = False  # whether answering the query rests on the user's own context (its floor is lower)
+    context_floor: float | None = None  # ... and that floor (CONTEXT_FLOOR, or SURE_CONTEXT_FLOOR), when it does
     asks_the_world: bool = False  # a general question the world answers (``intent.explains``): only an id recalls
     small_talk: bool = False  # small talk that asks nothing ("ugh mondays"): only an id recalls
     language: str | None = None  # the language besides English its words are weighed in (``reference.spoken``)
@@ -427,13 +430,16 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
             candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup, candidate.beyond)
-    kept = [c for c in ranked if admissible(c, CONTEXT_FLOOR if rests else None, world, chat)]
+    sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
+    context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
+    kept = [c for c in ranked if admissible(c, context_floor, world, chat)]
     shown = kept if abstain else ranked
     hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes or "languages" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
-                        candidates=ranked, rests_on_user=rests, asks_the_world=world, small_talk=chat,
+                        candidates=ranked, rests_on_user=rests, context_floor=context_floor,
+                        asks_the_world=world, small_talk=chat,
                         language=language)
 
 
