@@ -192,8 +192,8 @@ def test_a_memory_near_every_request_is_not_recalled_for_a_general_question_on_m
 def test_a_message_whose_words_speak_of_the_user_needs_less_of_its_meaning_among_the_kinds_of_need(db, monkeypatch):
     """"any album recommendations for a rainy day?" falls a little under PERSONAL_SHARE among the kinds of need; its
     words ask for a recommendation, so the lower share is enough for the context floor and her taste in music is
-    recalled (control: without the lower share for such words, and the rules deciding alone, it is not), while "what's the capital of Australia?"
-    recalls nothing."""
+    recalled (control: without the lower share for such words, and the rules deciding alone, it is not), while
+    "what's the capital of Australia?" recalls nothing."""
     who = Identity(user="niamh", chat="chat-1")
     texts = ["Niamh loves old soul and Motown records.", "Her ward manager is Deborah Okafor.",
              "She is coeliac: no wheat, barley or rye.", "Her sister Aoife is getting married on 14 June in Galway."]
