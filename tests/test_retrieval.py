@@ -776,6 +776,7 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("my son asked why the sky is blue, how do I explain it?", False),
     ("what year did erik and I get married? ruth is doing a family timeline", True),
     ("how much r we each putting into the deposit pot pm?", True), ("how do cats and dogs get along?", False),
+    ("A dreich day once again. One does tire of it.", False),
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user
@@ -872,7 +873,8 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ('"Do dogs get snow blindness?"', True), ('"True that cats can\'t taste sweet?"', True),
     ('"do I need a coat tonight?"', False),  # opening with a quote mark, as a pasted question does
     ("Who designed the Forth Bridge?", True), ("what's the state bird of Minnesota", True),
-    ("who is the state rep for our district", False),
+    ("who is the state rep for our district", False), ("who win naadam wrestling 2019", True),
+    ("How many people live in Canada?", True), ("what is biggest container ship in the world now", True),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -984,6 +986,8 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("what's 'bread' in czech", True), ("how do you say in spanish that my son is allergic", False),
     ("how do I say no to my boss in a nice way", False), ("what is the weather in Polish cities", False),
     ("21.1 km at 5:40 pace = total time?", True), ("x = 5 but my loop never ends, why?", False),
+    ("How many days between 15 July and 8 September", True), ("how many days until my birthday", False),
+    ("1 USD to rupiah roughly how much now", True), ("I need 200 dollars to pay rent, any ideas", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers

@@ -35,7 +35,7 @@ _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", 
     r"\b(?:(?:do|did|does|am|are|r|was|were|have|had|will)\s+(?:\w+\s+(?:and|&|n)\s+)?(?:i|we)"
     r"|(?:what|which|who|where|when|how)(?:'s|s|\s+is|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
-    r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|again|remind me)\b", re.IGNORECASE)
+    r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|(?<!once )again|remind me)\b", re.IGNORECASE)  # not "once again"
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?": do as
     # a question's auxiliary, opening it or after its wh-word, not the verb of "what is best to do with it"
     r"(?:^|[.?!,;:]\s*|\b(?:what|why|how(?:\s+\w+)?|when|where|which|who)\s+)(?:do|does|did)\s+"
@@ -71,6 +71,8 @@ _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's m
     r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random)"
     r"|(?:poem|limerick|haiku|sonnet|story|song|verse|rhyme|rap) (?:about|on(?: the theme of)?)"
     r" (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
+_MONEY = (r"usd|eur|gbp|jpy|cad|aud|inr|idr|php|ngn|kes|zar|brl|mxn|dollars?|euros?|pounds?|yen|rupees?|rupiah"
+          r"|pesos?|naira|shillings?|reais|rand|baht|dong|kronor|krona|kroner|zloty|lira|francs?|dirhams?|ringgit")
 _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "1 250 $ divided by 8",
     # "how many ounces in a pound?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\s*(?:%\s*of|x|\*|\+|-|/"
@@ -78,16 +80,19 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|\bhow many \w+(?: \w+)? (?:in|are in|is|are|make|makes) (?:a|an|one) \w+(?:\W*$|\s*[,.;?])|\bconvert -?[\d.,]+"
     r"|\b[\d.]+\s*(?:%|percent|per cent) (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b"  # "the cake costs $68, with 15% off how much is it?"
-    r"|\d[^=\n]*=\s*(?:[\w ]{0,20})\?\s*$",  # "21.1 km at 5:40 pace = total time?": an equation put as a question
+    r"|\d[^=\n]*=\s*(?:[\w ]{0,20})\?\s*$"  # "21.1 km at 5:40 pace = total time?": an equation put as a question
+    r"|\bhow many (?:days|weeks|months|years|hours) (?:are there )?between [^?]*\d[^?]* and [^?]*\d"
+    r"|\b[\d.,]+\s*(?:" + _MONEY + r")\s+(?:to|in|into)\s+(?:" + _MONEY + r")\b",  # "1 USD to rupiah"
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
-    r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won|designed|created|sang|coined)"
+    r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won|wins?|designed|created|sang|coined)"
+    r"|how many \w+(?: \w+)? (?:live|lived|are|were) (?:in|on) "  # "How many people live in Canada?"
     r"|the (?:national|state|official) \w+ of"  # "what's the state bird of Minnesota"
     r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
     r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
-    r"|the (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
+    r"|(?:the|is|was) (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
     r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what causes (?!(?:my|our|me|us)\b)"
     r"|capital of|meaning of|stand for|how do you say|translate|define|definition of|vs|versus"
     r"|cite|research (?:on|into|about|says|shows|suggests)|studies (?:on|show|say|suggest)|evidence (?:for|on|that)"
