@@ -925,7 +925,8 @@ SAVER = {"berlin": "She's saving in dollars for a trip to Berlin next September;
 
 def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_not(db):
     """"cuanto llevo ahorrado pa berlin?? te lo habia dicho" is a lookup in her life: the Berlin savings come first;
-    "por que el cafe se pone amargo..." is asked of the world: nothing of hers is recalled, in the same store."""
+    "por que el cafe se pone amargo..." is asked of the world, and "hola, cómo va" of the assistant: nothing of hers
+    is recalled, in the same store."""
     vale = Identity(user="vale", chat="c1")
     ids = _fill(db, vale, SAVER)
     view = View(vale.accessible())
@@ -933,6 +934,8 @@ def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_no
         ids["berlin"]]
     why = retrieval.search(db, view, "por que el cafe se pone amargo si lo dejas mucho en la jarra")
     assert why.asks_the_world and why.hits == []
+    greeting = retrieval.search(db, view, "hola, cómo va")  # after the assistant: glossed, its "cómo" is "how"
+    assert greeting.language == "es" and greeting.asks_the_world and greeting.hits == []
 
 
 def test_one_word_of_a_general_questions_phrase_in_another_sense_recalls_nothing(db, monkeypatch):
@@ -988,6 +991,8 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("21.1 km at 5:40 pace = total time?", True), ("x = 5 but my loop never ends, why?", False),
     ("How many days between 15 July and 8 September", True), ("how many days until my birthday", False),
     ("1 USD to rupiah roughly how much now", True), ("I need 200 dollars to pay rent, any ideas", False),
+    ("whit's 12.5 hours times 3 plus a 7.5 hour bank shift", True), ("I have 3 kids plus 2 dogs, suggest a car", False),
+    ("Kindly correct the grammar: 'Myself Rajendra, I am writing to inform you'", True),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers

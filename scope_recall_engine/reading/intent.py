@@ -58,7 +58,7 @@ _WORDING = re.compile(  # a question about words themselves: what the language o
     r"(?:^|\b)(?:(?:another|other|a|better|different|nicer|fancier|more \w+) (?:words?|phrases?) (?:for|than)"
     r"|synonyms?|antonyms?|rhymes? with|^\W*translate"
     r"|how (?:do you|to|do i) spell|spelling of|what does the word|proofread\w*|correct (?:this|the following|these)"
-    r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check) (?:the|this|my) (?:grammar|spelling))\b"
+    r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check|correct) (?:the|this|my) (?:grammar|spelling))\b"
     r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
     r"|\bshould i (?:say|write|use) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?"
     r"|\bhow (?:do|does|would|can|could|should|to)(?: (?:you|u|i|we|one))? say"
@@ -82,6 +82,8 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b"  # "the cake costs $68, with 15% off how much is it?"
     r"|\d[^=\n]*=\s*(?:[\w ]{0,20})\?\s*$"  # "21.1 km at 5:40 pace = total time?": an equation put as a question
     r"|\bhow many (?:days|weeks|months|years|hours) (?:are there )?between [^?]*\d[^?]* and [^?]*\d"
+    r"|\b[\d.,]+\s*(?:hours?|hrs?|minutes?|mins?|km|miles?|kg|lbs?)?\s+(?:times|plus|minus|divided by)"
+    r"\s+(?:a\s+)?[\d.,]+"  # "12.5 hours times 3 plus a 7.5 hour shift"
     r"|\b[\d.,]+\s*(?:" + _MONEY + r")\s+(?:to|in|into)\s+(?:" + _MONEY + r")\b",  # "1 USD to rupiah"
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a

@@ -419,7 +419,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     in_general = not names and not _CJK.search(query) and (general(asked) if share is None else not context)
-    world = in_general and explains(asked) or world_answers(asked)  # "why do cows have four stomachs?" of a farmer
+    world = in_general and explains(asked) or world_answers(asked) or world_answers(query)  # "why do cows have four
+    # stomachs?" of a farmer; "hola, cómo va" as typed (glossed, its "cómo" is "how")
     lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
     chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
             and not asks_anything(asked))  # "long day man, 11 hours": no question, no request
