@@ -80,8 +80,8 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|\bhow many \w+(?: \w+)? (?:in|are in|is|are|make|makes) (?:a|an|one) \w+(?:\W*$|\s*[,.;?])|\bconvert -?[\d.,]+"
     r"|\b[\d.]+\s*(?:%|percent|per cent) (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b"  # "the cake costs $68, with 15% off how much is it?"
-    r"|\d[^=\n]*=\s*(?:[\w ]{0,20})\?\s*$"  # "21.1 km at 5:40 pace = total time?": an equation put as a question
-    r"|\bhow many (?:days|weeks|months|years|hours) (?:are there )?between [^?]*\d[^?]* and [^?]*\d"
+    r"|\d[^=\n]{0,60}=\s*[\w ]{0,20}\?\s*$"  # "21.1 km at 5:40 pace = total time?": an equation put as a question
+    r"|\bhow many (?:days|weeks|months|years|hours) (?:are there )?between \D{0,20}\d[^?]{0,40}? and \D{0,20}\d"
     r"|\b[\d.,]+\s*(?:hours?|hrs?|minutes?|mins?|km|miles?|kg|lbs?)?\s+(?:times|plus|minus|divided by)"
     r"\s+(?:a\s+)?[\d.,]+"  # "12.5 hours times 3 plus a 7.5 hour shift"
     r"|\b[\d.,]+\s*(?:" + _MONEY + r")\s+(?:to|in|into)\s+(?:" + _MONEY + r")\b",  # "1 USD to rupiah"
