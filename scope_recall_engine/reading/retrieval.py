@@ -111,8 +111,8 @@ class SearchResult:
     miss_reason: str | None = None  # gated | no_match | abstained, when hits is empty
     admitted: int = 0  # ranked candidates that pass abstention (with abstain=False, how many it would keep)
     candidates: list["Candidate"] = field(default_factory=list)  # every candidate, ranked, with its lane scores
-    rests_on_user: bool = False  # whether answering the query rests on the user's own context (its floor is lower)
-    context_floor: float | None = None  # ... and that floor (CONTEXT_FLOOR, or SURE_CONTEXT_FLOOR), when it does
+    context_floor: float | None = None  # the floor of a query that rests on the user's own context (CONTEXT_FLOOR,
+    # or SURE_CONTEXT_FLOOR), None when it does not
     asks_the_world: bool = False  # a general question the world answers (``intent.explains``): only an id recalls
     small_talk: bool = False  # small talk that asks nothing ("ugh mondays"): only an id recalls
     language: str | None = None  # the language besides English its words are weighed in (``reference.spoken``)
@@ -125,6 +125,11 @@ class SearchResult:
 
     def __getitem__(self, index):
         return self.hits[index]
+
+    @property
+    def rests_on_user(self) -> bool:
+        """Whether answering the query rests on the user's own context (its floor is lower)."""
+        return self.context_floor is not None
 
 
 @dataclass
@@ -419,8 +424,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     in_general = not names and not _CJK.search(query) and (general(asked) if share is None else not context)
-    world = in_general and explains(asked) or world_answers(asked) or world_answers(query)  # "why do cows have four
-    # stomachs?" of a farmer; "hola, cómo va" as typed (glossed, its "cómo" is "how")
+    world = (in_general and explains(asked) or world_answers(asked)  # "why do cows have four stomachs?" of a farmer
+             or asked != query and world_answers(query))  # "hola, cómo va" as typed (glossed, its "cómo" is "how")
     lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
     chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
             and not asks_anything(asked))  # "long day man, 11 hours": no question, no request
@@ -439,8 +444,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes or "languages" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
-                        candidates=ranked, rests_on_user=rests, context_floor=context_floor,
-                        asks_the_world=world, small_talk=chat,
+                        candidates=ranked, context_floor=context_floor, asks_the_world=world, small_talk=chat,
                         language=language)
 
 
