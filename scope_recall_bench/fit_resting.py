@@ -20,7 +20,7 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(36, 41))  # first measured at stop 34
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(41, 46))  # first measured at stop 35
 
 
 def training_files() -> list[str]:
