@@ -1007,7 +1007,9 @@ BROTHER = {"brother": "Flying to Jamaica in February for his brother Errol's 70t
 def test_a_speech_or_a_message_to_write_rests_on_whom_it_is_for(db, monkeypatch):
     """"Help me write a likkle speech fi mi bredda's big birthday" says neither "my" nor "brother", and the kinds of
     need do not place it among requests for the user's context; a speech to write still rests on whom it is for, so
-    the brother's birthday is recalled. Set the rule aside (control, same store) and the message abstains."""
+    the brother's birthday is recalled. Set the rule aside (control, same store) and the message abstains. The
+    resting probe is set aside on both sides (it is sure of this message since it was fitted on 41 files)."""
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)  # the rules alone decide
     desmond = Identity(user="desmond", chat="c1")
     ids = _fill(db, desmond, BROTHER)
     view, speech = View(desmond.accessible()), "Help me write a likkle speech fi mi bredda's big birthday."
@@ -1195,3 +1197,21 @@ def test_where_the_probe_is_sure_a_message_rests_on_the_user_the_floor_is_lower(
     assert retrieval.search(db, view, "what's the capital of Australia?").hits == []
     monkeypatch.setattr(retrieval, "SURE_CONTEXT_FLOOR", retrieval.CONTEXT_FLOOR)
     assert retrieval.search(db, view, plan, 3).hits == []
+
+
+def test_to_overrule_words_that_read_a_question_about_the_world_the_probe_must_be_surer(db, monkeypatch):
+    """"how do I make a sourdough starter?" reads as a question about how a thing is done; a probe at 0.92 (sure
+    enough to lower the floor of a request) does not make it rest on the user, so the units the user asked for
+    stay out of it. Controls in the same store at the same probability: the meal plan rests on the user and recalls
+    the allergy; with RESTS_OVERRULES at RESTS_LIKELY the sourdough question would recall a memory."""
+    who = Identity(user="everton", chat="c1")
+    ids = _fill(db, who, {**GIGS, "units": "Use US units and Fahrenheit."})
+    view, starter = View(who.accessible()), "how do I make a sourdough starter?"
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: 0.92)
+    assert intent.about_the_world(starter)
+    found = retrieval.search(db, view, starter, 3)
+    assert not found.rests_on_user and found.hits == []
+    plan = retrieval.search(db, view, "help me make a cheap meal plan for the week", 3)
+    assert plan.context_floor == retrieval.SURE_CONTEXT_FLOOR and ids["shellfish"] in _ids(plan)
+    monkeypatch.setattr(retrieval, "RESTS_OVERRULES", retrieval.RESTS_LIKELY)
+    assert retrieval.search(db, view, starter, 3).hits != []

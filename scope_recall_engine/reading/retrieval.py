@@ -92,6 +92,8 @@ SURE_CONTEXT_FLOOR = 0.8  # ... when the resting probe is sure of it (RESTS_LIKE
 # seldom reach that certainty, and the fact a request needs often sits just below the floor above
 RESTS_UNLIKELY, RESTS_LIKELY = 0.3, 0.9  # the probe's probability that a message rests on the user, below or above
 # which it decides over the rules (``companion/resting.py``; chosen on held-out fixtures, ``bench fit-resting``)
+RESTS_OVERRULES = 0.95  # ... above which it overrules words that read a question about the world ("how do I make a
+# sourdough starter?" sits at 0.87-0.90 as probes are refitted: on that edge a general question would rest on the user)
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more), and in two of them at
 # least, is whom they are about (a city one of three memories names is a place)
@@ -431,7 +433,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             and not asks_anything(asked))  # "long day man, 11 hours": no question, no request
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     if likely is not None and not (names or asks_about_user(asked)):  # not over a particular the user told
-        rests = rests and likely >= RESTS_UNLIKELY or likely >= RESTS_LIKELY and not (world or chat)
+        overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LIKELY
+        rests = rests and likely >= RESTS_UNLIKELY or likely >= overrules and not (world or chat)
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
