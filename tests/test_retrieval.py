@@ -1215,3 +1215,35 @@ def test_to_overrule_words_that_read_a_question_about_the_world_the_probe_must_b
     assert plan.context_floor == retrieval.SURE_CONTEXT_FLOOR and ids["shellfish"] in _ids(plan)
     monkeypatch.setattr(retrieval, "RESTS_OVERRULES", retrieval.RESTS_LIKELY)
     assert retrieval.search(db, view, starter, 3).hits != []
+
+
+KIN = {"pigeon": "Gethin's best bird is a blue bar hen called Seren; she won the Bourges race in 2023.",
+       "swim": "His niece Ffion swims for the county on Thursday evenings.",
+       "loft": "He keeps 40 racing pigeons in a loft behind the house in Pontypridd.",
+       "knee": "He had his left knee replaced in January.",
+       "shift": "Works nights at the Royal Mail sorting office in Cardiff.",
+       "choir": "Sings bass in the Treorchy Male Choir on Mondays."}
+
+
+def test_looking_up_someone_the_memories_name_rests_on_the_user(db, monkeypatch):
+    """A lookup of a particular of someone the memories name as the user's (a bird "called Seren", "his niece
+    Ffion") rests on the user as one of their own does. Control, same store: without that reading it abstains; a
+    question whose looked-up sentence names none of them recalls nothing."""
+    who = Identity(user="gethin", chat="c1")
+    ids = _fill(db, who, KIN)
+    view = View(who.accessible())
+    message, wanted = "which race did Seren win? cant remember if it was 22 or 23", ids["pigeon"]
+    found = retrieval.search(db, view, message, 3)
+    assert found.rests_on_user and wanted in _ids(found)
+    assert retrieval.search(db, view, "Who was the first woman in space? Ffion asked me at tea and I had no "
+                            "idea").hits == []
+    monkeypatch.setattr(retrieval, "kin_named", lambda db, view, counts: set())
+    assert wanted not in _ids(retrieval.search(db, view, message, 3))
+
+
+def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
+    who = Identity(user="gethin", chat="c1")
+    _fill(db, who, KIN, drain=False)
+    view = View(who.accessible())
+    counts = {term: 1 for term in ("gethin", "seren", "ffion", "pontypridd", "treorchy", "cardiff")}
+    assert retrieval.kin_named(db, view, counts) == {"gethin", "seren", "ffion"}

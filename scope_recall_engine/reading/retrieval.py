@@ -37,7 +37,7 @@ from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
 from scope_recall_engine.truth.visibility import HIT_COLUMNS, VISIBLE, Hit, View, visible_rows
-from scope_recall_engine.truth.vocabulary import DEMONYMS
+from scope_recall_engine.truth.vocabulary import DEMONYMS, PETS, RELATIONS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,6 +46,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 _REPEATED_USER = re.compile(r"the user(?:[\s-]+the user)+")
+_SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but
@@ -352,6 +353,21 @@ def _is_name(db, view: View, term: str) -> bool:
     return any(pattern.search(hit.content) for hit in matching(db, view, [term], limit=5))
 
 
+def kin_named(db, view: View, counts: dict[str, int]) -> set[str]:
+    """The query's words the view's memories give as the name of someone of the user's: a possessive ("Salma's
+    birthday"), a name given ("a cock called Bryn") or one after a relation or a pet ("little brother Dayo"). Looking
+    up their particulars rests on the user as looking up the user's own does; a place or a team the memories
+    mention ("sings in the Inverness Choral Society") is no one of theirs."""
+    found = set()
+    for term in (term for term, df in counts.items() if df and reference.uncommon([term])):
+        name = re.escape(term.capitalize())
+        given = re.compile(rf"(?<![\w'’]){name}['’]s\b|(?i:\b(?:called|named|nicknamed|{RELATIONS}|{PETS}),? )"
+                           rf"{name}\b")
+        if any(given.search(hit.content) for hit in matching(db, view, [term], limit=5)):
+            found.add(term)
+    return found
+
+
 def wordings(query: str, names: set[str], common: bool) -> list[str]:
     """What the dense lane embeds: the query with the user's names said as "the user" (memories are written that
     way too), and the query as typed unless every memory shares the name."""
@@ -408,8 +424,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED or writes_to_someone(asked)
         context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
-    rests = context or bool(names) and looks_up(asked)  # "how much does Wade still owe on the dually?" looks up
-    # a particular of the named user's life: the floor of a message resting on them (ranked as a lookup of anyone's)
+    asking = set(query_terms(_SENTENCE.split(query.strip(), 1)[0]))  # the looked-up sentence, not "... Martín says"
+    particular = looks_up(asked) and (bool(names) or not explains(asked) and bool(
+        kin_named(db, view, {term: df for term, df in counts.items() if term in asking})))
+    rests = context or particular  # "how much does Wade still owe on the dually?", "which race did Bryn win": a
+    # particular of the named user's life or of someone of theirs, at the floor of a message resting on the user
     if broken is None:
         try:
             _score(db, candidates, weights, lane, context, hubs=context and not names, held=held_share(weights, counts),
@@ -432,7 +451,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
             and not asks_anything(asked))  # "long day man, 11 hours": no question, no request
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
-    if likely is not None and not (names or asks_about_user(asked)):  # not over a particular the user told
+    if likely is not None and not (names or particular or asks_about_user(asked)):  # not over what the user told
         overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LIKELY
         rests = rests and likely >= RESTS_UNLIKELY or likely >= overrules and not (world or chat)
     if in_general and not world:  # a general question (chit-chat too): common words tell little
