@@ -875,6 +875,8 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("Who designed the Forth Bridge?", True), ("what's the state bird of Minnesota", True),
     ("who is the state rep for our district", False), ("who win naadam wrestling 2019", True),
     ("How many people live in Canada?", True), ("what is biggest container ship in the world now", True),
+    ("Who actually wrote the Skye Boat Song?", True), ("who made the booking for friday?", False),
+    ("how many calories in a pint of guinness roughly", True), ("how many calories do I need a day", False),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -993,6 +995,10 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("1 USD to rupiah roughly how much now", True), ("I need 200 dollars to pay rent, any ideas", False),
     ("whit's 12.5 hours times 3 plus a 7.5 hour bank shift", True), ("I have 3 kids plus 2 dogs, suggest a car", False),
     ("Kindly correct the grammar: 'Myself Rajendra, I am writing to inform you'", True),
+    ("how you say shrimp in spanish, got some new boys at the dock", True),
+    ("whats 'hwaiting' in real english? my students are confused", True),
+    ("is förskola 'preschool' or 'kindergarten' in english", True),
+    ("how you say in spanish that my son is sick", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers

@@ -61,9 +61,10 @@ _WORDING = re.compile(  # a question about words themselves: what the language o
     r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check|correct) (?:the|this|my) (?:grammar|spelling))\b"
     r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
     r"|\bshould i (?:say|write|use) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?"
-    r"|\bhow (?:do|does|would|can|could|should|to)(?: (?:you|u|i|we|one))? say"
+    r"|\bhow (?:(?:do|does|would|can|could|should|to)(?: (?:you|u|i|we|one))?|you|u) say"
     r" (?:['\"].+['\"]|(?:(?!(?:in|that|my|our)\b)\w+ ){1,4})\s*in " + LANGUAGES + r"\b"
-    r"|\bwhat(?:'s| is) ['\"].+['\"] in " + LANGUAGES + r"\b",
+    r"|\bwhat(?:'s|s| is) ['\"].+['\"] in (?:(?:real|proper|plain|normal|actual) )?" + LANGUAGES + r"\b"
+    r"|['\"][^'\"]+['\"] or ['\"][^'\"]+['\"] in " + LANGUAGES + r"\b",
     re.IGNORECASE)  # ... or which of two words to use ("is it affect or effect here?"), or what a phrase given in
 # full is in another language ("how to say 'barrel' and 'cellar' in French?", not "how do I say that my son ...")
 _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's makes a joke or a fun fact better,
@@ -89,7 +90,9 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
-    r"|who (?:wrote|invented|discovered|painted|composed|directed|founded|built|won|wins?|designed|created|sang|coined)"
+    r"|who (?:(?:actually|really|first|originally) )?(?:wrote|invented|discovered|painted|composed|directed|founded"
+    r"|built|won|wins?|designed|created|sang|coined)"
+    r"|how (?:many|much) (?:calories|kcal|protein|carbs|sugar|caffeine|fat) (?:(?:is|are) )?in (?:an? |one |\d)"
     r"|how many \w+(?: \w+)? (?:live|lived|are|were) (?:in|on) "  # "How many people live in Canada?"
     r"|the (?:national|state|official) \w+ of"  # "what's the state bird of Minnesota"
     r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
