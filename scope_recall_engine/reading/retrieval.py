@@ -47,6 +47,9 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 _REPEATED_USER = re.compile(r"the user(?:[\s-]+the user)+")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
+_KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's", "called Bryn", "brother Dayo"
+    rf"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
+    rf"|\b(?:called|named|nicknamed|{RELATIONS}|{PETS}),? (?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but
@@ -360,10 +363,9 @@ def kin_named(db, view: View, counts: dict[str, int]) -> set[str]:
     mention ("sings in the Inverness Choral Society") is no one of theirs."""
     found = set()
     for term in (term for term, df in counts.items() if df and reference.uncommon([term])):
-        name = re.escape(term.capitalize())
-        given = re.compile(rf"(?<![\w'’]){name}['’]s\b|(?i:\b(?:called|named|nicknamed|{RELATIONS}|{PETS}),? )"
-                           rf"{name}\b")
-        if any(given.search(hit.content) for hit in matching(db, view, [term], limit=5)):
+        names = {name for hit in matching(db, view, [term], limit=5) for match in _KIN.finditer(hit.content)
+                 if (name := match.group("own") or match.group("given"))[0].isupper()}
+        if term in {name.casefold() for name in names}:
             found.add(term)
     return found
 
