@@ -1243,7 +1243,7 @@ def test_looking_up_someone_the_memories_name_rests_on_the_user(db, monkeypatch)
     assert found.rests_on_user and wanted in _ids(found)
     assert retrieval.search(db, view, "Who was the first woman in space? Ffion asked me at tea and I had no "
                             "idea").hits == []
-    monkeypatch.setattr(retrieval, "kin_named", lambda db, view, counts: set())
+    monkeypatch.setattr(retrieval, "kin_named", lambda db, view, query, counts: set())
     assert wanted not in _ids(retrieval.search(db, view, message, 3))
 
 
@@ -1251,5 +1251,7 @@ def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
     who = Identity(user="gethin", chat="c1")
     _fill(db, who, KIN, drain=False)
     view = View(who.accessible())
-    counts = {term: 1 for term in ("gethin", "seren", "ffion", "pontypridd", "treorchy", "cardiff")}
-    assert retrieval.kin_named(db, view, counts) == {"gethin", "seren", "ffion"}
+    words = ("gethin", "seren", "ffion", "pontypridd", "treorchy", "cardiff")
+    counts = dict.fromkeys(words, 1)
+    assert retrieval.kin_named(db, view, " ".join(words), counts) == {"gethin", "seren", "ffion"}
+    assert retrieval.kin_named(db, view, "Who won? Seren said", counts) == set()  # after the asking sentence

@@ -48,7 +48,7 @@ _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 _REPEATED_USER = re.compile(r"the user(?:[\s-]+the user)+")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's", "called Bryn", "brother Dayo"
-    rf"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
+    r"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
     rf"|\b(?:called|named|nicknamed|{RELATIONS}|{PETS}),? (?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
@@ -356,13 +356,15 @@ def _is_name(db, view: View, term: str) -> bool:
     return any(pattern.search(hit.content) for hit in matching(db, view, [term], limit=5))
 
 
-def kin_named(db, view: View, counts: dict[str, int]) -> set[str]:
-    """The query's words the view's memories give as the name of someone of the user's: a possessive ("Salma's
-    birthday"), a name given ("a cock called Bryn") or one after a relation or a pet ("little brother Dayo"). Looking
-    up their particulars rests on the user as looking up the user's own does; a place or a team the memories
-    mention ("sings in the Inverness Choral Society") is no one of theirs."""
+def kin_named(db, view: View, query: str, counts: dict[str, int]) -> set[str]:
+    """The words of the query's first sentence, the one that asks, that the view's memories give as the name of
+    someone of the user's: a possessive ("Salma's birthday"), a name given ("a cock called Bryn") or one after a
+    relation or a pet ("little brother Dayo"). Looking up their particulars rests on the user as looking up the
+    user's own does; a place or a team the memories mention ("sings in the Inverness Choral Society") is no one of
+    theirs, nor is a name said after the question ("Who was the first to climb the Aconcagua? ... Martín says")."""
+    asking = set(query_terms(_SENTENCE.split(query.strip(), 1)[0]))
     found = set()
-    for term in (term for term, df in counts.items() if df and reference.uncommon([term])):
+    for term in reference.uncommon([term for term, df in counts.items() if df and term in asking]):
         names = {name for hit in matching(db, view, [term], limit=5) for match in _KIN.finditer(hit.content)
                  if (name := match.group("own") or match.group("given"))[0].isupper()}
         if term in {name.casefold() for name in names}:
@@ -426,9 +428,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED or writes_to_someone(asked)
         context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
-    asking = set(query_terms(_SENTENCE.split(query.strip(), 1)[0]))  # the looked-up sentence, not "... Martín says"
-    particular = looks_up(asked) and (bool(names) or not explains(asked) and bool(
-        kin_named(db, view, {term: df for term, df in counts.items() if term in asking})))
+    particular = looks_up(asked) and (bool(names) or not explains(asked) and bool(kin_named(db, view, query, counts)))
     rests = context or particular  # "how much does Wade still owe on the dually?", "which race did Bryn win": a
     # particular of the named user's life or of someone of theirs, at the floor of a message resting on the user
     if broken is None:
