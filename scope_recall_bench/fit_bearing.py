@@ -3,13 +3,16 @@
 
 Every message that wants a memory (direct or implied) is paired with each memory of its user: a pair is positive
 when the message wants that memory. The features are the elementwise product of the message's query vector and
-the memory's stored vector, so the probe is a reweighting of their cosine. The files ``fit-resting`` holds out are
+the memory's stored vector (a reweighting of their cosine), and the products of their coordinates along the
+training memories' first ``--rank`` principal directions (``bearing.features``). The files ``fit-resting`` holds out are
 held out here too; so that a change can be judged before it ships, the command prints how often a wanted memory is
 among each message's first three on the cosine alone and on the probe alone, with the training files left out a
 group at a time (FOLDS) and on the held-out files.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,13 +21,16 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import bearing, dense, embedders, probes, reference
 
+if TYPE_CHECKING:
+    import numpy as np
+
 FOLDS = 6  # groups of training files left out in turn (one file at a time would fit 30 probes of 50,000 pairs)
 SHOWN = 3  # a wanted memory among the first three: what the recall packet shows
 
 
 def pairs(model_id: str, names: list[str]):
-    """(features, wanted, file, message number) of every pair of a message that wants a memory and a memory of its
-    user, in the named fixtures."""
+    """(query vectors, memory vectors, wanted, file, message number) of every pair of a message that wants a memory
+    and a memory of its user, in the named fixtures."""
     import numpy as np
 
     messages, memories, groups, wanted = [], [], [], []  # groups: (file, the user's first memory, how many)
@@ -43,7 +49,31 @@ def pairs(model_id: str, names: list[str]):
     numbers = np.repeat(np.arange(len(groups)), counts)
     rows = np.concatenate([np.arange(first, first + count) for _, first, count in groups])
     files = np.repeat([name for name, _, _ in groups], counts)
-    return queries[numbers] * stored[rows], np.asarray(wanted), files, numbers
+    return queries[numbers], stored[rows], np.asarray(wanted), files, numbers
+
+
+def principal_directions(memories: "np.ndarray", rank: int) -> "np.ndarray | None":
+    """The first ``rank`` principal directions of the (distinct) memory vectors; None for rank 0."""
+    import numpy as np
+
+    if not rank:
+        return None
+    distinct = np.unique(memories, axis=0)
+    return np.linalg.svd(distinct - distinct.mean(axis=0), full_matrices=False)[2][:rank]
+
+
+def fitted(queries, memories, labels, penalty: float, rank: int) -> probes.Probe:
+    """The probe fitted on these pairs, its low-rank term along their memories' principal directions."""
+    basis = principal_directions(memories, rank)
+    weights, bias = probes.fit(bearing.features(queries, memories, basis), labels, penalty)
+    dimensions = queries.shape[1]
+    cross = None if basis is None else weights[dimensions:].reshape(len(basis), len(basis))
+    return probes.Probe(weights[:dimensions], bias, basis, cross)
+
+
+def scored(probe: probes.Probe, queries, memories):
+    """Each pair's bearing under ``probe`` (less its bias), as a search computes it."""
+    return (memories * bearing.through(probe, queries)).sum(axis=1)
 
 
 def shown(scores, wanted, numbers) -> float:
@@ -55,20 +85,20 @@ def shown(scores, wanted, numbers) -> float:
     return round(100 * float(np.mean(found)), 1) if found else 0.0
 
 
-def run(model_id: str, penalty: float) -> dict:
+def run(model_id: str, penalty: float, rank: int) -> dict:
     import numpy as np
 
     names, held_out = fit_resting.training_files(), list(fit_resting.HELD_OUT)
-    features, wanted, files, numbers = pairs(model_id, names + held_out)
-    training, labels, cosine = ~np.isin(files, held_out), wanted.astype(float), features.sum(axis=1)
+    queries, memories, wanted, files, numbers = pairs(model_id, names + held_out)
+    training, labels, cosine = ~np.isin(files, held_out), wanted.astype(float), (queries * memories).sum(axis=1)
     left_out = np.zeros(len(wanted))
     for fold in (names[start::FOLDS] for start in range(FOLDS)):
-        rows = np.isin(files, fold)
-        if rows.any() and (training & ~rows).any():
-            weights, _ = probes.fit(features[training & ~rows], labels[training & ~rows], penalty)
-            left_out[rows] = features[rows] @ weights
-    weights, bias = probes.fit(features[training], labels[training], penalty)
-    written = probes.write(bearing.NAME, model_id, weights, bias, penalty=penalty, fitted_on=names,
+        rows, fitting = np.isin(files, fold), training & ~np.isin(files, fold)
+        if rows.any() and fitting.any():
+            probe = fitted(queries[fitting], memories[fitting], labels[fitting], penalty, rank)
+            left_out[rows] = scored(probe, queries[rows], memories[rows])
+    probe = fitted(queries[training], memories[training], labels[training], penalty, rank)
+    written = probes.write(bearing.NAME, model_id, probe, penalty=penalty, rank=rank, fitted_on=names,
                            held_out=held_out)
     held = ~training
     return {"model": model_id, "written": str(written), "files": len(names),
@@ -76,16 +106,19 @@ def run(model_id: str, penalty: float) -> dict:
             "shown_cosine_left_out": shown(cosine[training], wanted[training], numbers[training]),
             "shown_bearing_left_out": shown(left_out[training], wanted[training], numbers[training]),
             "shown_cosine_held_out": shown(cosine[held], wanted[held], numbers[held]),
-            "shown_bearing_held_out": shown(features[held] @ weights, wanted[held], numbers[held])}
+            "shown_bearing_held_out": shown(scored(probe, queries[held], memories[held]), wanted[held],
+                                            numbers[held])}
 
 
 @click.command(name="fit-bearing")
 @click.option("--model", default=settings.DEFAULT_EMBEDDING_MODEL, show_default=True, help="Embedding model id.")
 @click.option("--penalty", default=bearing.PENALTY, show_default=True, type=click.FloatRange(0, min_open=True))
+@click.option("--rank", default=bearing.RANK, show_default=True, type=click.IntRange(0),
+              help="Principal directions of the low-rank term (0: the diagonal alone).")
 @json_option
-def fit_bearing_command(model, penalty, as_json):
+def fit_bearing_command(model, penalty, rank, as_json):
     """Fit the probe of how much a memory bears on a message and write it into the engine's reference data."""
-    report = run(model, penalty)
+    report = run(model, penalty, rank)
     emit(report, as_json, f"{report['pairs']} pairs of {report['messages']} messages of {report['files']} files, "
                           f"model {report['model']}\na wanted memory among the first {SHOWN}, cosine / probe:\n"
                           f"  training files left out {FOLDS} groups at a time: {report['shown_cosine_left_out']} / "

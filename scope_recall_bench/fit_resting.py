@@ -66,7 +66,7 @@ def run(model_id: str, penalty: float) -> dict:
         weights, bias = fit(files != name)
         left_out[files == name] = fitted[files == name] @ weights + bias
     weights, bias = fit(np.ones(len(training), bool))
-    shipped = probes.write(resting.NAME, model_id, weights, bias, penalty=penalty, fitted_on=names,
+    shipped = probes.write(resting.NAME, model_id, probes.Probe(weights, bias), penalty=penalty, fitted_on=names,
                            held_out=list(HELD_OUT))
     return {"model": model_id, "written": str(shipped), "files": len(names), "messages": len(training),
             "resting": int(labels.sum()), "general_questions": len(asked),

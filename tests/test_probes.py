@@ -118,9 +118,47 @@ def test_fit_bearing_pairs_each_message_with_its_users_memories_and_writes_the_p
     assert all(0.0 <= report[key] <= 100.0 for key in report if key.startswith("shown_"))
     written = json.loads((small_fixtures / f"bearing-{embedders.HASH_MODEL_ID}.json").read_text())
     assert written["fitted_on"] == ["personal_a", "personal_c"] and written["held_out"] == ["personal_unseen_b"]
+    assert written["rank"] == bearing.RANK and np.asarray(written["cross"]).shape == (len(written["basis"]),) * 2
     vector = dense.query_vectors(embedders.HASH_MODEL_ID, ["what should I cook for my dinner tonight"])[:, 0]
     weighed = bearing.weighed(embedders.HASH_MODEL_ID, vector)
     assert weighed is not None and weighed.shape == vector.shape and not np.allclose(weighed, vector)
+
+
+def test_the_bearing_a_search_computes_is_the_score_the_probe_was_fitted_on():
+    """A search folds the diagonal and the low-rank term into one weighed query vector (``bearing.through``); each
+    row's product with it equals the fitted weights times that pair's features, so what was fitted is what ranks.
+    Control: the low-rank term moves the scores (without it they differ)."""
+    rng = np.random.default_rng(5)
+    queries, memories = rng.normal(size=(40, 12)), rng.normal(size=(40, 12))
+    basis = np.linalg.qr(rng.normal(size=(12, 4)))[0].T
+    weights, cross = rng.normal(size=12), rng.normal(size=(4, 4))
+    probe = probes.Probe(weights, 0.0, basis, cross)
+    fitted_scores = bearing.features(queries, memories, basis) @ np.r_[weights, cross.ravel()]
+    assert np.allclose((memories * bearing.through(probe, queries)).sum(axis=1), fitted_scores)
+    assert np.allclose(memories[3] @ bearing.through(probe, queries[3]), fitted_scores[3])  # one query, as searched
+    diagonal = (memories * bearing.through(probes.Probe(weights, 0.0), queries)).sum(axis=1)
+    assert not np.allclose(diagonal, fitted_scores)
+
+
+@pytest.mark.parametrize("stored", [
+    {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0]], "cross": [[1.0, 2.0]]},  # cross not k x k
+    {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0, 0.0]], "cross": [[1.0]]},  # basis not k x dims
+    {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0]]},  # a basis without its weights
+    {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0]], "cross": [[float("nan")]]},
+])
+def test_a_low_rank_term_of_the_wrong_shape_reads_as_no_probe(tmp_path, monkeypatch, stored):
+    """Control in the same run: the well-formed file reads, with its term."""
+    path = tmp_path / "probe.json"
+    monkeypatch.setattr(probes, "shipped", lambda name, model_id: path)
+    try:
+        path.write_text(json.dumps({"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0]], "cross": [[3.0]]}))
+        probes.read.cache_clear()
+        assert probes.read("bearing", "m").cross.tolist() == [[3.0]]
+        path.write_text(json.dumps(stored))
+        probes.read.cache_clear()
+        assert probes.read("bearing", "m") is None
+    finally:
+        probes.read.cache_clear()
 
 
 def test_shown_counts_a_message_whose_wanted_memory_is_among_its_first_three():

@@ -1046,10 +1046,10 @@ def test_a_link_through_needs_that_places_the_message_nowhere_does_not_reorder_t
 
 @pytest.mark.parametrize(("fixture", "key", "message", "wanted"), [
     ("personal_unseen_2", "p9", "team dinner friday at a sushi place, what should i order?", "p9.m02"),
-    ("personal_unseen_3", "p16", "thinking of getting a puppy for the kids.. good idea or nah?", "p16.m13"),
+    ("personal_unseen", "p8", "suggest a nice pudding i can make for sunday lunch", "p8.m10"),
 ])
 def test_the_bearing_probe_ranks_first_the_memory_a_request_rests_on(db, monkeypatch, fixture, key, message, wanted):
-    """The shellfish allergy for a sushi dinner, the old cat for a puppy: the learned bearing
+    """The shellfish allergy for a sushi dinner, type 2 diabetes for a pudding: the learned bearing
     (``companion/bearing.py``) puts the memory the message needs first; control, same store: without it (weight
     0) another memory comes first and the wanted one is still among the three, so abstention is not what moved."""
     from scope_recall_bench import eval_personal
@@ -1068,12 +1068,13 @@ def test_a_memory_holding_the_only_word_the_store_knows_leads_however_long_the_m
     """"whats the name of my physio again? need to send her a email": "physio" is the one word any of the user's
     memories holds, a fifth of the message's weight; measured against the words some memory holds, the physio's
     memory comes first. Control, same store: measured against the whole message it falls behind memories that
-    share no word with it."""
+    share no word with it. The bearing probe, which lifts it too, is set aside on both sides."""
     from scope_recall_bench import eval_personal
 
     fixture = eval_personal.read_fixture(eval_personal.FIXTURES / "personal_unseen_2.json")
     [stored] = eval_personal.load(db, [p for p in fixture if p["key"] == "p9"])
     vectors.drain(db)
+    monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
     view, message = View(stored.identity.accessible()), "whats the name of my physio again? need to send her a email"
     assert _ids(retrieval.search(db, view, message, 3))[:1] == [stored.ids["p9.m04"]]
     monkeypatch.setattr(retrieval, "held_share", lambda weights, counts: 1.0)

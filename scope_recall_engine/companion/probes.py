@@ -2,8 +2,9 @@
 
 Two ship for the default model: ``resting`` (whether answering a message rests on the user, ``resting.py``) and
 ``bearing`` (how much a memory bears on a message, ``bearing.py``). Each is a file of weights and a bias written by
-its ``scope-recall bench fit-*`` command; a missing or corrupt file reads as None, the search goes on without that
-probe, and ``doctor`` says why.
+its ``scope-recall bench fit-*`` command, and the bearing probe a low-rank term besides (a basis and the weights of
+the products of two texts' coordinates in it); a missing or corrupt file reads as None, the search goes on without
+that probe, and ``doctor`` says why.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from scope_recall_engine.companion import reference
 
@@ -21,21 +22,43 @@ if TYPE_CHECKING:
 NEWTON_STEPS = 30
 
 
+class Probe(NamedTuple):
+    weights: "np.ndarray"
+    bias: float
+    basis: "np.ndarray | None" = None  # k x dimensions, unit rows: a subspace of the vectors ...
+    cross: "np.ndarray | None" = None  # k x k: ... and the weight of each product of two texts' coordinates in it
+
+
 def shipped(name: str, model_id: str) -> Path:
     return reference.DATA / f"{name}-{model_id}.json"
 
 
 @functools.lru_cache(maxsize=8)
-def read(name: str, model_id: str) -> "tuple[np.ndarray, float] | None":
-    """(weights, bias) of the named probe for this model; None when none ships or the file is corrupt."""
+def read(name: str, model_id: str) -> Probe | None:
+    """The named probe for this model; None when none ships or the file is corrupt."""
     import numpy as np
 
     try:
         stored = json.loads(shipped(name, model_id).read_text(encoding="utf-8"))
-        weights, bias = np.asarray(stored["weights"], np.float32), float(stored["bias"])
+        found = Probe(np.asarray(stored["weights"], np.float32), float(stored["bias"]),
+                      *(np.asarray(stored[key], np.float32) if key in stored else None for key in ("basis", "cross")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return (weights, bias) if weights.ndim == 1 and np.isfinite(weights).all() else None
+    return found if _well_formed(found) else None
+
+
+def _well_formed(probe: Probe) -> bool:
+    import numpy as np
+
+    if probe.weights.ndim != 1 or (probe.basis is None) != (probe.cross is None):
+        return False
+    arrays = [probe.weights]
+    if probe.basis is not None:
+        rank = len(probe.cross)
+        if probe.basis.shape != (rank, len(probe.weights)) or probe.cross.shape != (rank, rank):
+            return False
+        arrays += [probe.basis, probe.cross]
+    return all(np.isfinite(array).all() for array in arrays)
 
 
 def shipped_ok(name: str, model_id: str) -> bool | None:
@@ -43,13 +66,21 @@ def shipped_ok(name: str, model_id: str) -> bool | None:
     return read(name, model_id) is not None if shipped(name, model_id).exists() else None
 
 
-def write(name: str, model_id: str, weights: "np.ndarray", bias: float, **about) -> Path:
+def write(name: str, model_id: str, probe: Probe, **about) -> Path:
     """The probe where the engine reads it, with what it was fitted on (``about``)."""
     path = shipped(name, model_id)
-    path.write_text(json.dumps({"model": model_id, **about, "weights": [round(float(w), 6) for w in weights],
-                                "bias": round(bias, 6)}) + "\n", encoding="utf-8")
+    arrays = {key: _rounded(getattr(probe, key)) for key in ("weights", "basis", "cross")
+              if getattr(probe, key) is not None}
+    path.write_text(json.dumps({"model": model_id, **about, **arrays, "bias": round(probe.bias, 6)}) + "\n",
+                    encoding="utf-8")
     read.cache_clear()
     return path
+
+
+def _rounded(array: "np.ndarray"):
+    import numpy as np
+
+    return np.round(np.asarray(array, np.float64), 6).tolist()
 
 
 def fit(features: "np.ndarray", labels: "np.ndarray", penalty: float) -> "tuple[np.ndarray, float]":

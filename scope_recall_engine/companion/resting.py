@@ -28,7 +28,6 @@ def probability(model_id: str, vector: "np.ndarray") -> float | None:
     import numpy as np
 
     found = probes.read(NAME, model_id)
-    if found is None or found[0].shape != vector.shape:
+    if found is None or found.weights.shape != vector.shape:
         return None
-    weights, bias = found
-    return float(1.0 / (1.0 + np.exp(-(float(vector @ weights) + bias))))
+    return float(1.0 / (1.0 + np.exp(-(float(vector @ found.weights) + found.bias))))
