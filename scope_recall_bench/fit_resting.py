@@ -20,8 +20,8 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in (*range(41, 46), 47, 48, 49))  # first measured at
-# stops 35 (41 to 45) and 36 (47 to 49)
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(41, 51))  # first measured at stops 35 (41 to 45)
+# and 36 (46 to 50)
 
 
 def training_files() -> list[str]:
