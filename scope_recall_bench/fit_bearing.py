@@ -93,7 +93,8 @@ def run(model_id: str, penalty: float, rank: int) -> dict:
     training, labels, cosine = ~np.isin(files, held_out), wanted.astype(float), (queries * memories).sum(axis=1)
     left_out = np.zeros(len(wanted))
     for fold in (names[start::FOLDS] for start in range(FOLDS)):
-        rows, fitting = np.isin(files, fold), training & ~np.isin(files, fold)
+        rows = np.isin(files, fold)
+        fitting = training & ~rows
         if rows.any() and fitting.any():
             probe = fitted(queries[fitting], memories[fitting], labels[fitting], penalty, rank)
             left_out[rows] = scored(probe, queries[rows], memories[rows])

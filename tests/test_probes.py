@@ -145,6 +145,8 @@ def test_the_bearing_a_search_computes_is_the_score_the_probe_was_fitted_on():
     {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0, 0.0]], "cross": [[1.0]]},  # basis not k x dims
     {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0]]},  # a basis without its weights
     {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0]], "cross": [[float("nan")]]},
+    {"weights": [1.0, 2.0], "bias": 0.0, "basis": [[1.0, 0.0]], "cross": 3.0},  # a number, not a matrix
+    {"weights": [1.0, 2.0], "bias": 0.0, "basis": 1.0, "cross": [[3.0]]},
 ])
 def test_a_low_rank_term_of_the_wrong_shape_reads_as_no_probe(tmp_path, monkeypatch, stored):
     """Control in the same run: the well-formed file reads, with its term."""

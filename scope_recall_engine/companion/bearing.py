@@ -58,4 +58,3 @@ def features(queries: "np.ndarray", memories: "np.ndarray", basis: "np.ndarray |
     along_query, along_memory = queries @ basis.T, memories @ basis.T
     pairs = (along_query[:, :, None] * along_memory[:, None, :]).reshape(len(queries), -1)
     return np.hstack([products, pairs])
-

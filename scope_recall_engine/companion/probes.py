@@ -54,7 +54,7 @@ def _well_formed(probe: Probe) -> bool:
         return False
     arrays = [probe.weights]
     if probe.basis is not None:
-        rank = len(probe.cross)
+        rank = probe.basis.shape[0] if probe.basis.ndim == 2 else -1
         if probe.basis.shape != (rank, len(probe.weights)) or probe.cross.shape != (rank, rank):
             return False
         arrays += [probe.basis, probe.cross]
