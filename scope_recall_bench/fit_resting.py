@@ -20,8 +20,8 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(41, 51))  # first measured at stops 35 (41 to 45)
-# and 36 (46 to 50)
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(41, 56))  # first measured at stops 35 (41 to 45),
+# 36 (46 to 50) and 37 (51 to 55)
 
 
 def training_files() -> list[str]:
