@@ -1,6 +1,6 @@
 """``scope-recall bench fit-resting``: fit the probe of whether a message rests on the user
-(``scope_recall_engine/companion/resting.py``) on the personal fixtures' labelled messages, and write it where the
-engine reads it.
+(``scope_recall_engine/companion/resting.py``) on the personal fixtures' labelled messages, and write it, with those
+messages' vectors and labels for its vote of nearest examples, where the engine reads them.
 
 A direct question or an implied need rests on the user; an unrelated message, and every general question
 (``general_questions.json``), does not. The files in HELD_OUT measure the probe (``eval personal``) and are never
@@ -20,8 +20,8 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(41, 56))  # first measured at stops 35 (41 to 45),
-# 36 (46 to 50) and 37 (51 to 55)
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(51, 56))  # first measured at stop 37; stops 35's and
+# 36's batches (41 to 50) were fitted on from stop 37
 
 
 def training_files() -> list[str]:
@@ -59,20 +59,27 @@ def run(model_id: str, penalty: float) -> dict:
     files = np.array([name for name, _, _ in training])
     labels = np.array([rests for _, _, rests in training], float)
 
-    def fit(rows):
-        return probes.fit(np.vstack([fitted[rows], always]), np.r_[labels[rows], np.zeros(len(always))], penalty)
+    def probability(rows, queries):
+        """What ``resting.probability`` gives the queries with only ``rows`` of the training messages known."""
+        examples, known = np.vstack([fitted[rows], always]), np.r_[labels[rows], np.zeros(len(always))]
+        weights, bias = probes.fit(examples, known, penalty)
+        line = 1.0 / (1.0 + np.exp(-(queries @ weights + bias)))
+        return weights, bias, line, 0.5 * line + 0.5 * resting.vote(examples, known, queries)
 
-    left_out = np.zeros(len(training))
+    line_left_out, left_out = np.zeros(len(training)), np.zeros(len(training))
     for name in names:
-        weights, bias = fit(files != name)
-        left_out[files == name] = fitted[files == name] @ weights + bias
-    weights, bias = fit(np.ones(len(training), bool))
+        _, _, line_left_out[files == name], left_out[files == name] = probability(files != name, fitted[files == name])
+    weights, bias, line_held_out, held_out_probability = probability(np.ones(len(training), bool), tested)
     shipped = probes.write(resting.NAME, model_id, probes.Probe(weights, bias), penalty=penalty, fitted_on=names,
                            held_out=list(HELD_OUT))
+    probes.write_examples(resting.NAME, model_id, np.vstack([fitted, always]), np.r_[labels, np.zeros(len(always))])
+    resting_held_out = [rests for _, _, rests in held_out]
     return {"model": model_id, "written": str(shipped), "files": len(names), "messages": len(training),
             "resting": int(labels.sum()), "general_questions": len(asked),
             "auc_file_left_out": round(area_under_curve(left_out, labels), 4),
-            "auc_held_out": round(area_under_curve(tested @ weights + bias, [r for _, _, r in held_out]), 4)}
+            "auc_held_out": round(area_under_curve(held_out_probability, resting_held_out), 4),
+            "auc_file_left_out_line_alone": round(area_under_curve(line_left_out, labels), 4),
+            "auc_held_out_line_alone": round(area_under_curve(line_held_out, resting_held_out), 4)}
 
 
 @click.command(name="fit-resting")
@@ -84,6 +91,8 @@ def fit_resting_command(model, penalty, as_json):
     report = run(model, penalty)
     emit(report, as_json, f"{report['messages']} messages of {report['files']} files ({report['resting']} resting "
                           f"on the user) and {report['general_questions']} general questions, model "
-                          f"{report['model']}\nAUC, each file left out in turn: {report['auc_file_left_out']:.4f}\n"
-                          f"AUC on the held-out files ({', '.join(HELD_OUT)}): {report['auc_held_out']:.4f}\n"
+                          f"{report['model']}\nAUC, each file left out in turn: {report['auc_file_left_out']:.4f} "
+                          f"(the fitted line alone: {report['auc_file_left_out_line_alone']:.4f})\n"
+                          f"AUC on the held-out files ({', '.join(HELD_OUT)}): {report['auc_held_out']:.4f} "
+                          f"(the line alone: {report['auc_held_out_line_alone']:.4f})\n"
                           f"written: {report['written']}")

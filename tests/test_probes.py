@@ -88,8 +88,10 @@ def small_fixtures(tmp_path, monkeypatch):
     monkeypatch.setattr(fit_resting, "HELD_OUT", ("personal_unseen_b",))
     monkeypatch.setattr(fit_resting.eval_personal, "GENERAL_QUESTIONS", tmp_path / "general_questions.json")
     monkeypatch.setattr(probes, "shipped", lambda name, model_id: tmp_path / f"{name}-{model_id}.json")
+    probes.examples.cache_clear()
     yield tmp_path
     probes.read.cache_clear()
+    probes.examples.cache_clear()
 
 
 def test_fit_resting_fits_on_the_training_files_and_measures_on_the_held_out_ones(small_fixtures):
@@ -101,10 +103,48 @@ def test_fit_resting_fits_on_the_training_files_and_measures_on_the_held_out_one
     report = json.loads(result.output)
     assert report["files"] == 2 and report["messages"] == 8 and report["resting"] == 4
     assert report["general_questions"] == 2 and 0.0 <= report["auc_held_out"] <= 1.0
+    assert 0.0 <= report["auc_file_left_out_line_alone"] <= 1.0
     written = json.loads((small_fixtures / f"resting-{embedders.HASH_MODEL_ID}.json").read_text())
     assert written["fitted_on"] == ["personal_a", "personal_c"] and written["held_out"] == ["personal_unseen_b"]
+    vectors, labels = probes.examples(resting.NAME, embedders.HASH_MODEL_ID)  # the training messages and the
+    assert vectors.shape[0] == 8 + 2 and labels.tolist() == [1, 1, 0, 0] * 2 + [0, 0]  # general questions
     vector = dense.query_vectors(embedders.HASH_MODEL_ID, ["what should I cook for my dinner tonight"])[:, 0]
     assert resting.probability(embedders.HASH_MODEL_ID, vector) > 0.5
+
+
+def test_the_vote_follows_the_nearest_examples_whatever_the_line_says():
+    """A message among resting examples gets their label, one among the others theirs; the nearest weigh most."""
+    rng = np.random.default_rng(5)
+    resting_side, other_side = np.eye(6)[0], np.eye(6)[1]
+    vectors = np.vstack([resting_side + 0.05 * rng.normal(size=(30, 6)), other_side + 0.05 * rng.normal(size=(30, 6))])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    labels = np.r_[np.ones(30), np.zeros(30)]
+    votes = resting.vote(vectors, labels, np.vstack([resting_side, other_side]))
+    assert votes[0] > 0.99 and votes[1] < 0.01
+    assert resting.vote(vectors[:3], labels[:3], other_side[None, :])[0] == pytest.approx(1.0)  # fewer than 20 known
+
+
+def test_missing_or_corrupt_examples_leave_the_rules_alone_and_doctor_names_them(db, tmp_path, monkeypatch):
+    from scope_recall_engine import doctor
+
+    vector = dense.query_vectors(E5, ["suggest something quick for dinner tonight"])[:, 0]
+    assert resting.probability(E5, vector) is not None  # control: the shipped probe and its examples
+    real = probes.shipped(resting.NAME, E5)
+    monkeypatch.setattr(probes, "shipped", lambda name, model_id: tmp_path / real.name)
+    (tmp_path / real.name).write_bytes(real.read_bytes())  # the probe alone, no examples beside it
+    examples = probes.examples_path(resting.NAME, E5)
+    try:
+        for broken in (None, b"not a zip file", b"PK\x03\x04 truncated"):
+            if broken is not None:
+                examples.write_bytes(broken)
+            probes.read.cache_clear()
+            probes.examples.cache_clear()
+            assert probes.read(resting.NAME, E5) is not None and resting.probability(E5, vector) is None
+            [check] = [c for c in doctor.run(db) if c.name == "recall_reference"]
+            assert not check.ok and "examples" in check.detail
+    finally:
+        probes.read.cache_clear()
+        probes.examples.cache_clear()
 
 
 def test_fit_bearing_pairs_each_message_with_its_users_memories_and_writes_the_probe(small_fixtures):

@@ -4,13 +4,15 @@ Two ship for the default model: ``resting`` (whether answering a message rests o
 ``bearing`` (how much a memory bears on a message, ``bearing.py``). Each is a file of weights and a bias written by
 its ``scope-recall bench fit-*`` command, and the bearing probe a low-rank term besides (a basis and the weights of
 the products of two texts' coordinates in it); a missing or corrupt file reads as None, the search goes on without
-that probe, and ``doctor`` says why.
+that probe, and ``doctor`` says why. A probe may ship the labelled examples it was fitted on beside it (their
+vectors and labels, ``examples``), for a vote of a message's nearest ones (``resting.py``).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -64,6 +66,37 @@ def _well_formed(probe: Probe) -> bool:
 def shipped_ok(name: str, model_id: str) -> bool | None:
     """Whether the named probe loads (None: none ships for this model): for ``doctor``."""
     return read(name, model_id) is not None if shipped(name, model_id).exists() else None
+
+
+def examples_path(name: str, model_id: str) -> Path:
+    return shipped(name, model_id).with_name(f"{name}-examples-{model_id}.npz")
+
+
+@functools.lru_cache(maxsize=4)
+def examples(name: str, model_id: str) -> "tuple[np.ndarray, np.ndarray] | None":
+    """The named probe's labelled examples (unit vectors, one per row, and a label in [0, 1] each); None when
+    none ship or the file is corrupt."""
+    import numpy as np
+
+    try:
+        with np.load(examples_path(name, model_id)) as stored:
+            vectors, labels = stored["vectors"].astype(np.float32), stored["labels"].astype(np.float32)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None
+    well_formed = (vectors.ndim == 2 and labels.shape == (len(vectors),) and len(vectors) > 0
+                   and np.isfinite(vectors).all() and ((labels >= 0) & (labels <= 1)).all())
+    return (vectors, labels) if well_formed else None
+
+
+def write_examples(name: str, model_id: str, vectors: "np.ndarray", labels: "np.ndarray") -> Path:
+    """The probe's labelled examples where the engine reads them (half precision: a vote needs no more)."""
+    import numpy as np
+
+    path = examples_path(name, model_id)
+    with path.open("wb") as out:
+        np.savez_compressed(out, vectors=np.asarray(vectors, np.float16), labels=np.asarray(labels, np.uint8))
+    examples.cache_clear()
+    return path
 
 
 def write(name: str, model_id: str, probe: Probe, **about) -> Path:
