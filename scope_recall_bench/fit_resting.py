@@ -24,9 +24,10 @@ HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(51, 56))  # fir
 # 36's batches (41 to 50) were fitted on from stop 37
 
 
-def training_files() -> list[str]:
-    """Every personal fixture but the held-out ones, by name."""
-    return sorted(path.stem for path in FIXTURES.glob("personal*.json") if path.stem not in HELD_OUT)
+def training_files(held_out: tuple[str, ...] | None = None) -> list[str]:
+    """Every personal fixture but the held-out ones (HELD_OUT unless named), by name."""
+    held_out = HELD_OUT if held_out is None else held_out
+    return sorted(path.stem for path in FIXTURES.glob("personal*.json") if path.stem not in held_out)
 
 
 def labelled(names: list[str]) -> list[tuple[str, str, bool]]:
