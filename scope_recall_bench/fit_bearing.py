@@ -111,7 +111,7 @@ def run(model_id: str, penalty: float, rank: int) -> dict:
     written = probes.write(bearing.NAME, model_id, probe, penalty=penalty, rank=rank, fitted_on=names,
                            held_out=held_out)
     held = ~training
-    return {"model": model_id, "written": str(written), "files": len(names),
+    return {"model": model_id, "written": str(written), "files": len(names), "held_out": held_out,
             "messages": len(np.unique(numbers[training])), "pairs": int(training.sum()),
             "shown_cosine_left_out": shown(cosine[training], wanted[training], numbers[training]),
             "shown_bearing_left_out": shown(left_out[training], wanted[training], numbers[training]),
@@ -132,6 +132,6 @@ def fit_bearing_command(model, penalty, rank, as_json):
     emit(report, as_json, f"{report['pairs']} pairs of {report['messages']} messages of {report['files']} files, "
                           f"model {report['model']}\na wanted memory among the first {SHOWN}, cosine / probe:\n"
                           f"  training files left out {FOLDS} groups at a time: {report['shown_cosine_left_out']} / "
-                          f"{report['shown_bearing_left_out']}\n  held-out files ({', '.join(held_out_files())}): "
+                          f"{report['shown_bearing_left_out']}\n  held-out files ({', '.join(report['held_out'])}): "
                           f"{report['shown_cosine_held_out']} / {report['shown_bearing_held_out']}\n"
                           f"written: {report['written']}")

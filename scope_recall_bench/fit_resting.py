@@ -60,20 +60,20 @@ def run(model_id: str, penalty: float) -> dict:
     files = np.array([name for name, _, _ in training])
     labels = np.array([rests for _, _, rests in training], float)
 
-    def probability(rows, queries):
-        """What ``resting.probability`` gives the queries with only ``rows`` of the training messages known."""
-        examples, known = np.vstack([fitted[rows], always]), np.r_[labels[rows], np.zeros(len(always))]
-        weights, bias = probes.fit(examples, known, penalty)
-        line = 1.0 / (1.0 + np.exp(-(queries @ weights + bias)))
-        return weights, bias, line, 0.5 * line + 0.5 * resting.vote(examples, known, queries)
+    def probe(rows):
+        """The probe and its examples with only ``rows`` of the training messages known."""
+        examples = (np.vstack([fitted[rows], always]), np.r_[labels[rows], np.zeros(len(always))])
+        return probes.Probe(*probes.fit(*examples, penalty)), examples
 
     line_left_out, left_out = np.zeros(len(training)), np.zeros(len(training))
     for name in names:
-        _, _, line_left_out[files == name], left_out[files == name] = probability(files != name, fitted[files == name])
-    weights, bias, line_held_out, held_out_probability = probability(np.ones(len(training), bool), tested)
-    shipped = probes.write(resting.NAME, model_id, probes.Probe(weights, bias), penalty=penalty, fitted_on=names,
-                           held_out=list(HELD_OUT))
-    probes.write_examples(resting.NAME, model_id, np.vstack([fitted, always]), np.r_[labels, np.zeros(len(always))])
+        found, examples = probe(files != name)
+        line_left_out[files == name] = resting.line(found, fitted[files == name])
+        left_out[files == name] = resting.blended(found, *examples, fitted[files == name])
+    found, examples = probe(np.ones(len(training), bool))
+    line_held_out, held_out_probability = resting.line(found, tested), resting.blended(found, *examples, tested)
+    shipped = probes.write(resting.NAME, model_id, found, penalty=penalty, fitted_on=names, held_out=list(HELD_OUT))
+    probes.write_examples(resting.NAME, model_id, *examples)
     resting_held_out = [rests for _, _, rests in held_out]
     return {"model": model_id, "written": str(shipped), "files": len(names), "messages": len(training),
             "resting": int(labels.sum()), "general_questions": len(asked),

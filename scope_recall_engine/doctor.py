@@ -134,12 +134,15 @@ def recall_reference(db) -> Check:
         if needs.shipped_ok(model) is False:
             raise ConfigError(f"the kinds of need {needs.shipped(model)} are corrupt or stale (embedded again and kept "
                               "beside the companion meanwhile)")
-        for name, probe, without in (
-                (resting.NAME, resting.shipped_ok(model), "the rules alone decide whether a message rests on the user"),
-                (bearing.NAME, probes.shipped_ok(bearing.NAME, model), "memories are ranked without it")):
+        for name, probe, files, without in (
+                (resting.NAME, resting.shipped_ok(model), (probes.shipped(resting.NAME, model),
+                                                          probes.examples_path(resting.NAME, model)),
+                 "the rules alone decide whether a message rests on the user"),
+                (bearing.NAME, probes.shipped_ok(bearing.NAME, model), (probes.shipped(bearing.NAME, model),),
+                 "memories are ranked without it")):
             if probe is False:
-                raise ConfigError(f"the probe {probes.shipped(name, model)} (or its examples) is corrupt or missing "
-                                  f"({without})")
+                raise ConfigError(f"the {name} probe ({' and '.join(path.name for path in files)}) is missing or "
+                                  f"corrupt ({without})")
             detail += f", the {name} probe" if probe else f"; no {name} probe for this model ({without})"
     except (ConfigError, OSError, ValueError) as error:
         return Check("recall_reference", False, f"{type(error).__name__}: {error}"[:300],

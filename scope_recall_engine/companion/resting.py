@@ -31,13 +31,22 @@ WARMTH = 0.05  # ... each weighed by exp(cosine / WARMTH): the nearest count mos
 
 def probability(model_id: str, vector: "np.ndarray") -> float | None:
     """How likely answering the message (its unit query vector) rests on the user; None without a probe."""
-    import numpy as np
-
     found, known = probes.read(NAME, model_id), probes.examples(NAME, model_id)
     if found is None or known is None or found.weights.shape != vector.shape or known[0].shape[1:] != vector.shape:
         return None
-    fitted = 1.0 / (1.0 + np.exp(-(float(vector @ found.weights) + found.bias)))
-    return float(0.5 * fitted + 0.5 * vote(*known, vector[None, :])[0])
+    return float(blended(found, *known, vector[None, :])[0])
+
+
+def line(probe: probes.Probe, queries: "np.ndarray") -> "np.ndarray":
+    """Each query's (one per row) probability on the fitted line alone."""
+    import numpy as np
+
+    return 1.0 / (1.0 + np.exp(-(queries @ probe.weights + probe.bias)))
+
+
+def blended(probe: probes.Probe, vectors: "np.ndarray", labels: "np.ndarray", queries: "np.ndarray") -> "np.ndarray":
+    """Each query's probability: the mean of the fitted line's and the examples' vote."""
+    return 0.5 * line(probe, queries) + 0.5 * vote(vectors, labels, queries)
 
 
 def vote(vectors: "np.ndarray", labels: "np.ndarray", queries: "np.ndarray") -> "np.ndarray":
