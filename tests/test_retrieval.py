@@ -1248,6 +1248,22 @@ def test_looking_up_someone_the_memories_name_rests_on_the_user(db, monkeypatch)
     assert wanted not in _ids(retrieval.search(db, view, message, 3))
 
 
+def test_a_question_of_someone_of_theirs_rests_on_the_user_in_any_wording(db, monkeypatch):
+    """A question about someone the memories name as the user's rests on them in words intent does not read as a
+    lookup (here Welsh: "which race did Seren win?"). Controls, same store: without that reading it abstains, and a
+    message that asks nothing of her recalls nothing."""
+    who = Identity(user="gethin", chat="c1")
+    ids = _fill(db, who, KIN)
+    view = View(who.accessible())
+    message, wanted = "Seren ennill pa ras? 22 neu 23?", ids["pigeon"]
+    assert not intent.looks_up(message)
+    found = retrieval.search(db, view, message, 3)
+    assert found.rests_on_user and wanted in _ids(found)
+    assert retrieval.search(db, view, "long day at the loft with Seren and the young birds").hits == []
+    monkeypatch.setattr(retrieval, "kin_named", lambda db, view, query, counts: set())
+    assert wanted not in _ids(retrieval.search(db, view, message, 3))
+
+
 def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
     who = Identity(user="gethin", chat="c1")
     _fill(db, who, KIN, drain=False)

@@ -431,7 +431,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED or writes_to_someone(asked)
         context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
-    particular = looks_up(asked) and (bool(names) or not explains(asked) and bool(kin_named(db, view, query, counts)))
+    of_theirs = ((looks_up(asked) or asks_anything(asked)) and not explains(asked)  # however it is worded:
+                 and bool(kin_named(db, view, query, counts)))  # "emta 3eed milad Salma?", "when's Salma's birthday?"
+    particular = looks_up(asked) and bool(names) or of_theirs
     rests = context or particular  # "how much does Wade still owe on the dually?", "which race did Bryn win": a
     # particular of the named user's life or of someone of theirs, at the floor of a message resting on the user
     if broken is None:
