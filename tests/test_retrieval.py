@@ -999,6 +999,11 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("whats 'hwaiting' in real english? my students are confused", True),
     ("is förskola 'preschool' or 'kindergarten' in english", True),
     ("how you say in spanish that my son is sick", False),
+    ("remind me the difference between a stage 2 and stage 3 pressure injury", True),
+    ("colleague dey ask me: wetin be the difference between type 1 and type 2 diabetes?", True),
+    ("whats the time difference between cork and new york", True),
+    ("what's the difference between my two quotes from the roofers?", False),
+    ("difference between the plan I'm on and the new one?", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers
@@ -1160,6 +1165,24 @@ def test_a_general_question_on_the_users_topic_that_the_world_answers_recalls_no
     monkeypatch.setattr(retrieval, "explains", lambda message: False)
     monkeypatch.setattr(retrieval, "world_answers", lambda message: False)
     assert _ids(retrieval.search(db, view, why)) == [ids["herd"]]
+
+
+NURSE = {"wound": "Huong dresses a client's stage 2 pressure injury on the left heel every Tuesday and Friday.",
+         "latex": "She is allergic to latex and can only use nitrile gloves.",
+         "car": "Huong drives a white 2017 Mazda 3 between client visits."}
+
+
+def test_the_difference_between_two_things_of_the_world_recalls_nothing_whoever_asks(db, monkeypatch):
+    """A home-care nurse asking "remind me the difference between a stage 2 and stage 3 pressure injury" wants the
+    definitions, though "remind me" speaks of her and a memory shares the words: nothing is recalled, while "remind
+    me what I'm allergic to" (same store) is answered; with the rule set aside, the wound memory is recalled."""
+    huong = Identity(user="+61433820517", platform="signal", chat="+61433820517")
+    ids = _fill(db, huong, NURSE)
+    view, compares = View(huong.accessible()), "remind me the difference between a stage 2 and stage 3 pressure injury"
+    assert retrieval.search(db, view, compares).hits == []
+    assert _ids(retrieval.search(db, view, "remind me what I'm allergic to"))[:1] == [ids["latex"]]
+    monkeypatch.setattr(retrieval, "world_answers", lambda message: False)
+    assert _ids(retrieval.search(db, view, compares))[:1] == [ids["wound"]]
 
 
 def test_a_common_word_or_a_language_that_opens_the_users_memories_names_no_one(db):

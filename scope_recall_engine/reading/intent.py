@@ -107,6 +107,9 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|^\W*(?:do|does|can|are|will|could) (?!(?:i|we|you|u|my|our|me|us|it|this|that|there|they|these|those"
     r"|he|she|his|her|them|people|anyone|someone)\b)(?-i:[a-z]\w*s)\b)",  # "do dogs get snow blindness": a kind
     re.IGNORECASE)
+_COMPARES = re.compile(  # "remind me the difference between a stage 2 and stage 3 pressure injury": two things the
+    # world tells apart, whoever asks; not "the difference between my two quotes" (up to the clause's end)
+    r"\bdifference between\b(?![^.?!;,]*\b(?:i|i'm|i've|my|mine|we|we're|our|ours|me|us)\b)", re.IGNORECASE)
 _WHY = re.compile(  # "why does coffee make u pee so much", "why must insulin stay in the fridge": not "why do I",
     # "why does my knee", "why is she", "why is it" (the question's subject is someone of the user's, or unsaid)
     r"^\W*why (?:do|does|did|is|are|was|were|must|should|can|would|will) (?!(?:i|we|you|u|my|our|me|us|it|this|that"
@@ -195,13 +198,15 @@ def explains(message: str) -> bool:
 
 def world_answers(message: str) -> bool:
     """Whether the message is a sum with all its numbers given ("What is 15 percent of 3 460 kronor? My calculator
-    has gone missing again"), a question about words, or opens by asking why something other than the user is as
-    it is and names no one ("why does coffee make u pee so much. asking for myself at 3am"), or asks after the
-    assistant itself ("hows your day goin partner"; not "how's your memory of my diet"): nothing of the user's
-    changes the answer, even where the message speaks of them ("15% of my salary" gives no number, and is no sum
-    here; "why does my knee click?" is about the user, "Why are flowers important to Melanie?" about Melanie)."""
+    has gone missing again"), a question about words, the difference between two things neither of them the
+    user's ("colleague dey ask me: wetin be the difference between type 1 and type 2 diabetes?"), or opens by
+    asking why something other than the user is as it is and names no one ("why does coffee make u pee so much.
+    asking for myself at 3am"), or asks after the assistant itself ("hows your day goin partner"; not "how's your
+    memory of my diet"): nothing of the user's changes the answer, even where the message speaks of them ("15% of
+    my salary" gives no number, and is no sum here; "why does my knee click?" is about the user, "Why are flowers
+    important to Melanie?" about Melanie)."""
     message = message.translate(_APOSTROPHES)
-    return (bool(_SUM.search(message) or _WORDING.search(message))
+    return (bool(_SUM.search(message) or _WORDING.search(message) or _COMPARES.search(message))
             or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message)
             or bool(_TO_YOU.search(message)) and not _OWN.search(message))
 
