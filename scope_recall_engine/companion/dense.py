@@ -28,6 +28,7 @@ _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-lane")
 _EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-vector")  # beside the scopes' loading
 _TERMS_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="latent-terms")  # beside the query's vector
 _PRODUCTS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-products")  # half of a large scope's product
+_READING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-reading")  # kinds of need, resting probe
 SPLIT_ROWS = 20_000
 
 
@@ -181,6 +182,7 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
         parts.append(Part(offset, scope, rows))
         offset += len(rows.ids)
     q = query.result()
+    reading = _READING.submit(_read_message, model_id, directory, q[:, 0])
     sims, dense, seen, paired = [], [], [], []
     for part in (part.rows for part in parts):
         similarity = _product(part.matrix, q)  # rows x wordings
@@ -190,22 +192,31 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
         dense.append(evidence)
         seen.append(np.ones_like(part.active) if as_of else part.active)
         paired.append(part.paired)
-    alone = space.alone @ q
-    population = {False: _best_wording(alone, alone)[1], True: _best_wording(alone, space.pairs @ q)[1]}
+    weighed = bearing.weighed(model_id, q[:, 0])
+    products = space.alone @ (q if weighed is None else np.column_stack([q, weighed]))  # one pass over the reference
+    alone = products[:, :q.shape[1]]
+    population = {False: _best_wording(alone, alone)[1], True: _best_wording(alone, space.paired(alone))[1]}
     scores = DenseScores(_join([part.rows.ids for part in parts], np.int64), parts, _join(sims, np.float32),
                          _join(dense, np.float32), _join(seen, bool), _join(paired, bool), population)
     if terms is not None and space.terms is not None:
         scores.query_terms = terms.result()
         scores.reference_terms = reference.terms_similarity(scores.query_terms, space.terms, space.weights)
-    sides, scores.every_request, reference_kinds, scores.reference_hubness = needs.prototypes(model_id, directory)
-    scores.sides = sides
-    scores.query_needs, scores.personal, scores.small_talk = needs.place(q[:, 0], sides, scores.every_request)
-    scores.reference_needs = reference_kinds @ scores.query_needs
-    scores.resting = resting.probability(model_id, q[:, 0])
-    scores.bearing = bearing.weighed(model_id, q[:, 0])
-    if scores.bearing is not None:
-        scores.reference_bearing = space.alone @ scores.bearing
+    kinds, (scores.query_needs, scores.personal, scores.small_talk), scores.resting = reading.result()
+    scores.sides, scores.every_request = kinds.sides, kinds.every_request
+    scores.reference_hubness = kinds.reference_hubness
+    scores.reference_needs = kinds.reference_kinds @ scores.query_needs
+    scores.bearing = weighed
+    if weighed is not None:
+        scores.reference_bearing = products[:, -1]
     return scores
+
+
+def _read_message(model_id: str, directory, query: "np.ndarray") -> tuple:
+    """The query (its first wording's unit vector) among the kinds of need, and how likely it rests on the user: on
+    a thread of its own, beside the scoring of the rows and the reference (each reads arrays that the query's
+    embedding has just pushed out of the cache)."""
+    kinds = needs.prototypes(model_id, directory)
+    return kinds, needs.place(query, kinds.sides, kinds.every_request), resting.probability(model_id, query)
 
 
 def _join(arrays: list, kind) -> "np.ndarray":

@@ -270,9 +270,17 @@ class Space:
     """The reference in an embedding model's space."""
 
     alone: "np.ndarray"  # each sentence, unit vectors
-    pairs: "np.ndarray"  # each sentence with the next one: the reference for memories scored with a context memory
+    pair_norms: "np.ndarray"  # |a + b| of each sentence and the one before it: the reference for memories scored
+    # with a context memory is each such pair, and its cosines follow from the sentences' own (``paired``)
     terms: "np.ndarray | None" = None  # each sentence's latent terms (sentences x TERMS), for models that have them
     weights: "np.ndarray | None" = None
+
+    def paired(self, cosines: "np.ndarray") -> "np.ndarray":
+        """Each pair's cosine with the query, from its sentences' (sentences x wordings): no second pass over the
+        reference's vectors, which a query's embedding has just pushed out of the cache."""
+        import numpy as np
+
+        return (cosines + np.roll(cosines, 1, axis=0)) / self.pair_norms[:, None]
 
 
 def terms_similarity(query: "np.ndarray", terms: "np.ndarray", weights: "np.ndarray") -> "np.ndarray":
@@ -308,8 +316,8 @@ def space(model_id: str, cache_dir: Path | None = None) -> Space:
                 np.save(cached, matrix.astype(np.float16))
         if matrix.shape[0] != len(population().texts):
             raise ConfigError(f"the recall reference vectors {path} do not match its sentences: reinstall")
-        _SPACES[model_id] = Space(matrix, unit_rows(matrix + np.roll(matrix, 1, axis=0)),
-                                  *_reference_terms(model_id, cache_dir))
+        pair_norms = np.maximum(np.linalg.norm(matrix + np.roll(matrix, 1, axis=0), axis=1), 1e-12)
+        _SPACES[model_id] = Space(matrix, pair_norms, *_reference_terms(model_id, cache_dir))
     return _SPACES[model_id]
 
 
