@@ -13,7 +13,7 @@ import json
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from scope_recall_engine.companion import dense, reference
@@ -418,6 +418,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
     word_shares(db, candidates, weights)  # still meanwhile
+    of_theirs = ((looks_up(asked) or asks_anything(asked)) and not explains(asked)  # however it is worded:
+                 and bool(kin_named(db, view, query, counts)))  # "emta 3eed milad Salma?", "when's Salma's birthday?"
+    particular = looks_up(asked) and bool(names) or of_theirs  # (meanwhile too: it reads the store, not the lane)
     lane = None
     if pending is not None:
         lane, lanes["vector"] = dense.finish(db, view, pending)
@@ -431,9 +434,6 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED or writes_to_someone(asked)
         context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
-    of_theirs = ((looks_up(asked) or asks_anything(asked)) and not explains(asked)  # however it is worded:
-                 and bool(kin_named(db, view, query, counts)))  # "emta 3eed milad Salma?", "when's Salma's birthday?"
-    particular = looks_up(asked) and bool(names) or of_theirs
     rests = context or particular  # "how much does Wade still owe on the dually?", "which race did Bryn win": a
     # particular of the named user's life or of someone of theirs, at the floor of a message resting on the user
     if broken is None:
@@ -469,7 +469,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     kept = [c for c in ranked if admissible(c, context_floor, world, chat)]
     shown = kept if abstain else ranked
-    hits = [Hit(**{**c.row.as_dict(), "score": round(c.relevance, 4)}) for c in shown[:limit]]
+    hits = [replace(c.row, score=round(c.relevance, 4)) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
     degraded = (use_vectors and lane is None) or "reference" in lanes or "languages" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
@@ -586,22 +586,28 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     hubs_of = lane.scores.hubness_of(embedded_ids) if lane else {}
     needs_of = lane.scores.needs_of(embedded_ids) if lane and context else {}
     bearing_of = lane.scores.bearing_of(embedded_ids) if lane and context else {}
+    measured: dict[bool | None, list[tuple[Candidate, float]]] = {}  # each candidate's value, by its population
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
         if embedded and context:
             candidate.needs = needs_of.get(candidate.row.id)
         latent = terms(candidate.terms) + needed(candidate.needs) if embedded else 0.0
-        mean, spread, population = populations[False if embedded else None]
+        alone_in = False if embedded else None  # the population a row is measured against on its own text
+        mean, spread, _ = populations[alone_in]
         hub = hub_weight * hubs_of.get(candidate.row.id, 0.0) if embedded else 0.0  # off the margin always,
         taken = hub if hubs else 0.0  # ... off relevance and ranking for a message that rests on the user
         alone = (2 * candidate.lanes["vector"] - taken - mean) / spread + latent if embedded else 0.0
-        candidate.relevance = share_below(population, alone + LEXICAL_WEIGHT * candidate.lexical_own)
+        measured.setdefault(alone_in, []).append((candidate, alone + LEXICAL_WEIGHT * candidate.lexical_own))
         if embedded:
             candidate.beyond = (2 * candidate.lanes["vector"] - hub - margin[0]) / margin[1] + latent - best_meaning
         mean, spread, _ = populations[candidate.paired if embedded else None]
         meaning = (candidate.dense - taken - mean) / spread + latent if embedded else 0.0
         bearing = bears(bearing_of.get(candidate.row.id)) if embedded else 0.0
         candidate.evidence = meaning + bearing + LEXICAL_WEIGHT * min(1.0, candidate.lexical / held)
+    for key, values in measured.items():
+        shares = shares_below(populations[key][2], np.array([value for _, value in values]))
+        for (candidate, _), share in zip(values, shares.tolist()):
+            candidate.relevance = share
 
 
 def held_share(weights: dict[str, float], counts: dict[str, int]) -> float:
@@ -633,12 +639,10 @@ def _in_sd(reference_scores: "np.ndarray | None", weight: float, least_spread: f
     return lambda score: 0.0 if score is None else weight * (score - mean) / spread
 
 
-def share_below(population: "np.ndarray", value: float) -> float:
-    """The share of a sorted population below ``value``, ties counting half (words alone often tie)."""
-    import numpy as np
-
-    below, through = np.searchsorted(population, value, "left"), np.searchsorted(population, value, "right")
-    return float(below + through) / (2 * len(population))
+def shares_below(population: "np.ndarray", values: "np.ndarray") -> "np.ndarray":
+    """The share of a sorted population below each value, ties counting half (words alone often tie)."""
+    below, through = population.searchsorted(values, "left"), population.searchsorted(values, "right")
+    return (below + through) / (2 * len(population))
 
 
 def _context_texts(db, ids: list[int]) -> dict[int, str]:
