@@ -776,7 +776,9 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("my son asked why the sky is blue, how do I explain it?", False),
     ("what year did erik and I get married? ruth is doing a family timeline", True),
     ("how much r we each putting into the deposit pot pm?", True), ("how do cats and dogs get along?", False),
-    ("A dreich day once again. One does tire of it.", False),
+    ("A dreich day once again. One does tire of it.", False), ("whats my boss called again, the new one", True),
+    ("my shoe size?", True),
+    ("our wifi password??", True), ("my knee hurts when i run on hills, should i stop?", False),
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user
@@ -877,6 +879,9 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("How many people live in Canada?", True), ("what is biggest container ship in the world now", True),
     ("Who actually wrote the Skye Boat Song?", True), ("who made the booking for friday?", False),
     ("how many calories in a pint of guinness roughly", True), ("how many calories do I need a day", False),
+    ("what actually causes seasonal affective disorder", True), ("what really causes my back to flare up?", False),
+    ("What is the origin of the name Andalusia?", True), ("where does the word 'quarantine' come from", True),
+    ("what's the origin of my surname, Okafor?", False),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -890,6 +895,8 @@ def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_lif
     ("gift ideas for Lena", True), ("need a drink recipe for the party", True),
     ("something good to watch tonight after close, so tired of news", True),
     ("weekend away w the fam, somewhere the dog's welcome, under 2hrs drive", True),
+    ("lol long day, purifier broke down again, hands smell like diesel fr", False),
+    ("ugh what a day. 12 hrs on my feet", False), ("what a mess, where do I start?", True),
 ])
 def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(message, asks):
     assert intent.asks_anything(message) is asks
@@ -907,6 +914,7 @@ def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(messag
     ("longest run ab tak kitna kiya tha? bhool gaya", True, False),
     ("wat moet ik kopen voor mijn moeder haar verjaardag?", True, False),
     ("sabi ng katrabaho ko masama daw sa puso ang night shift, totoo ba yun?", True, True),
+    ("Porque é que os gatos dormem tanto durante o dia?", False, True),
 ])
 def test_a_message_in_another_language_is_read_for_what_it_asks(message, context, world):
     """Glossed in English for intent, a Spanish, Portuguese, French, German, Dutch, Filipino or Hinglish message asks
@@ -1004,6 +1012,7 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("whats the time difference between cork and new york", True),
     ("what's the difference between my two quotes from the roofers?", False),
     ("difference between the plan I'm on and the new one?", False),
+    ("whats the diff between tapioca pearls n popping boba", True), ("diff between my two quotes?", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers
@@ -1055,18 +1064,25 @@ def test_a_link_through_needs_that_places_the_message_nowhere_does_not_reorder_t
 ])
 def test_the_bearing_probe_ranks_first_the_memory_a_request_rests_on(db, monkeypatch, fixture, key, message, wanted):
     """The shellfish allergy for a sushi dinner, type 2 diabetes for a pudding: the learned bearing
-    (``companion/bearing.py``) puts the memory the message needs first; control, same store: without it (weight
-    0) another memory comes first and the wanted one is still among the three, so abstention is not what moved."""
+    (``companion/bearing.py``) puts the memory the message needs first, well ahead of the next; control, same store:
+    without it (weight 0) the wanted one is still among the three but no longer clearly first (at most a tie's
+    width ahead, which a dependency's rounding can turn), so abstention is not what moved."""
     from scope_recall_bench import eval_personal
 
     fixture = eval_personal.read_fixture(eval_personal.FIXTURES / f"{fixture}.json")
     [stored] = eval_personal.load(db, [p for p in fixture if p["key"] == key])
     vectors.drain(db)
     view = View(stored.identity.accessible())
-    assert _ids(retrieval.search(db, view, message, 3))[:1] == [stored.ids[wanted]]
+
+    def lead() -> float:  # the wanted memory's evidence over the best other candidate's
+        found = retrieval.search(db, view, message, 3)
+        assert stored.ids[wanted] in _ids(found)
+        ranked = {c.row.id: c.evidence for c in found.candidates}
+        return ranked.pop(stored.ids[wanted]) - max(ranked.values())
+
+    with_bearing = lead()
     monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
-    without = _ids(retrieval.search(db, view, message, 3))
-    assert without[0] != stored.ids[wanted] and stored.ids[wanted] in without
+    assert with_bearing > 1.0 and lead() < 0.1
 
 
 def test_a_memory_holding_the_only_word_the_store_knows_leads_however_long_the_message(db, monkeypatch):
@@ -1287,6 +1303,30 @@ def test_a_question_of_someone_of_theirs_rests_on_the_user_in_any_wording(db, mo
     assert wanted not in _ids(retrieval.search(db, view, message, 3))
 
 
+PET = {"cat": "Jess has a ginger cat called Pumpkin.",
+       "ella": "Her stepdaughter Ella is 13 and stays with them every second week.",
+       "gp": "Her GP is Dr. Nguyen at the Paddington clinic.",
+       "design": "She works part-time from home in Brisbane as a graphic designer.",
+       "heat": "Heat makes her symptoms much worse, so she stays inside in the middle of the day."}
+
+
+def test_a_report_that_opens_with_someone_of_theirs_rests_on_the_user(db, monkeypatch):
+    """"pumpkin's been chucking up hairballs heaps this week" asks nothing in words, yet it is about the user's cat
+    (a name as common as a word, written as a possessive): it rests on the user and recalls the cat. Controls, same
+    store: a report that only mentions someone of theirs in passing is small talk and recalls nothing, and without
+    reading the name the report recalls nothing either."""
+    who = Identity(user="jess", chat="c1")
+    ids = _fill(db, who, PET)
+    view = View(who.accessible())
+    report = "pumpkin's been chucking up hairballs heaps this week"
+    assert retrieval.kin_named(db, view, report, {"pumpkin": 1}) == {"pumpkin"}
+    found = retrieval.search(db, view, report, 3)
+    assert found.rests_on_user and _ids(found)[:1] == [ids["cat"]]
+    assert retrieval.search(db, view, "had a lovely walk by the river with ella today").hits == []
+    monkeypatch.setattr(retrieval, "kin_named", lambda db, view, query, counts: set())
+    assert retrieval.search(db, view, report, 3).hits == []
+
+
 def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
     who = Identity(user="gethin", chat="c1")
     _fill(db, who, KIN, drain=False)
@@ -1295,3 +1335,4 @@ def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
     counts = dict.fromkeys(words, 1)
     assert retrieval.kin_named(db, view, " ".join(words), counts) == {"gethin", "seren", "ffion"}
     assert retrieval.kin_named(db, view, "Who won? Seren said", counts) == set()  # after the asking sentence
+    assert retrieval.kin_named(db, view, "how's the loft", {"loft": 1}) == set()  # a common word, not a name

@@ -31,11 +31,13 @@ _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who i
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", "did Erik and I"), "what's my ...",
-    # "how old is my ...", "the figure I gave you", "again", "remind me"
+    # "how old is my ...", "the figure I gave you", "again" (a need that recurs: "chest infection again. what will the
+    # gp give me"), "remind me", or asked bare: "my shoe size?"
     r"\b(?:(?:do|did|does|am|are|r|was|were|have|had|will)\s+(?:\w+\s+(?:and|&|n)\s+)?(?:i|we)"
     r"|(?:what|which|who|where|when|how)(?:'s|s|\s+is|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
-    r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|(?<!once )again|remind me)\b", re.IGNORECASE)  # not "once again"
+    r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|(?<!once )again|remind me)\b"
+    r"|^\W*(?:and |so |ok )?(?:my|our)(?:\s+[\w'-]+){1,4}\s*\?+\s*$", re.IGNORECASE)  # "my shoe size?": a bare ask
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?": do as
     # a question's auxiliary, opening it or after its wh-word, not the verb of "what is best to do with it"
     r"(?:^|[.?!,;:]\s*|\b(?:what|why|how(?:\s+\w+)?|when|where|which|who)\s+)(?:do|does|did)\s+"
@@ -56,7 +58,7 @@ _CLAIM = re.compile(  # a claim to check or an argument to settle, however the u
     re.IGNORECASE)
 _WORDING = re.compile(  # a question about words themselves: what the language offers, not the user's life
     r"(?:^|\b)(?:(?:another|other|a|better|different|nicer|fancier|more \w+) (?:words?|phrases?) (?:for|than)"
-    r"|synonyms?|antonyms?|rhymes? with|^\W*translate"
+    r"|synonyms?|antonyms?|rhymes? with|^\W*(?:(?:please|pls|kindly|can you|could you)\W+)?translate"
     r"|how (?:do you|to|do i) spell|spelling of|what does the word|proofread\w*|correct (?:this|the following|these)"
     r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check|correct) (?:the|this|my) (?:grammar|spelling))\b"
     r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
@@ -85,7 +87,8 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|\bhow many (?:days|weeks|months|years|hours) (?:are there )?between \D{0,20}\d[^?]{0,40}? and \D{0,20}\d"
     r"|\b[\d.,]+\s*(?:hours?|hrs?|minutes?|mins?|km|miles?|kg|lbs?)?\s+(?:times|plus|minus|divided by)"
     r"\s+(?:a\s+)?[\d.,]+"  # "12.5 hours times 3 plus a 7.5 hour shift"
-    r"|\b[\d.,]+\s*(?:" + _MONEY + r")\s+(?:to|in|into)\s+(?:" + _MONEY + r")\b",  # "1 USD to rupiah"
+    r"|\b[\d.,]+\s*(?:" + _MONEY + r")\s+(?:to|in|into)\s+(?:" + _MONEY + r")\b"  # "1 USD to rupiah"
+    r"|^(?=(?:\D*\d+){2}).*\b(?:in total|altogether|all together)\W*$",  # "140 at 6,50€ and 90 at 4€: in total?"
     re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
@@ -95,10 +98,11 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|how (?:many|much) (?:calories|kcal|protein|carbs|sugar|caffeine|fat) (?:(?:is|are) )?in (?:an? |one |\d)"
     r"|how many \w+(?: \w+)? (?:live|lived|are|were) (?:in|on) "  # "How many people live in Canada?"
     r"|the (?:national|state|official) \w+ of"  # "what's the state bird of Minnesota"
-    r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|difference between"
-    r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did"
+    r"|how (?:many|much) \w+(?: \w+){0,3} (?:does|do|did) (?!(?:i|we|you|u|my|our)\b)\w+|diff(?:erence)? between"
+    r"|(?:normal|reference|healthy) (?:\w+ ){0,2}range|what year did|(?:signs|symptoms) of (?!(?:my|our)\b)"
     r"|(?:the|is|was) (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
-    r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what causes (?!(?:my|our|me|us)\b)"
+    r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what (?:(?:actually|really|exactly|usually|normally) )?causes"
+    r" (?!(?:my|our|me|us)\b)|(?:origin|etymology) of (?!(?:my|our)\b)|where does the (?:name|word|term|phrase) "
     r"|capital of|meaning of|stand for|how do you say|translate|define|definition of|vs|versus"
     r"|cite|research (?:on|into|about|says|shows|suggests)|studies (?:on|show|say|suggest)|evidence (?:for|on|that)"
     r"|regexp?|regular expression"  # a comparison, what research says, code
@@ -109,7 +113,7 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     re.IGNORECASE)
 _COMPARES = re.compile(  # "remind me the difference between a stage 2 and stage 3 pressure injury": two things the
     # world tells apart, whoever asks; not "the difference between my two quotes" (up to the clause's end)
-    r"\bdifference between\b(?![^.?!;,]*\b(?:i|i'm|i've|my|mine|we|we're|our|ours|me|us)\b)", re.IGNORECASE)
+    r"\bdiff(?:erence)? between\b(?![^.?!;,]*\b(?:i|i'm|i've|my|mine|we|we're|our|ours|me|us)\b)", re.IGNORECASE)
 _WHY = re.compile(  # "why does coffee make u pee so much", "why must insulin stay in the fridge": not "why do I",
     # "why does my knee", "why is she", "why is it" (the question's subject is someone of the user's, or unsaid)
     r"^\W*why (?:do|does|did|is|are|was|were|must|should|can|would|will) (?!(?:i|we|you|u|my|our|me|us|it|this|that"
@@ -137,10 +141,11 @@ _FACT = re.compile(  # "when is Ana's recital?", "what did Caroline paint?", "ho
     r"|far))(?:'s|s)?\b(?!\s+(?:should|could|can|would|shall)\b|\s+(?:do|would) you (?:suggest|recommend|think)\b"
     r"|\s+to\b)", re.IGNORECASE)
 _ASKING = re.compile(  # a question or a request in any shape: "?", a question word, a request verb, an opening
-    # auxiliary ("can you ...", "is it ..."); "long day man. 11 hours and my last rider ..." has none
-    r"\?|\b(?:what|when|where|who|whom|whose|which|how|why|should|shall|could|would|any|anything|ideas?|tips?"
-    r"|suggest\w*|recommend\w*|advice|help|tell|give|show|write|draft|make|plan|find|list|explain|remind|need"
-    r"|want|again|somewhere|anywhere|recs?|recos?)\b|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b",
+    # auxiliary ("can you ...", "is it ..."), "again" that ends it ("Grandsons' ages again."); "long day man. 11 hours
+    # and my last rider ..." has none, nor "what a week" or "purifier broke down again, hands smell like diesel"
+    r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|should|shall|could|would|any|anything"
+    r"|ideas?|tips?|suggest\w*|recommend\w*|advice|help|tell|give|show|write|draft|make|plan|find|list|explain|remind|need"
+    r"|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b",
     re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 

@@ -49,7 +49,8 @@ _REPEATED_USER = re.compile(r"the user(?:[\s-]+the user)+")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's", "called Bryn", "brother Dayo"
     r"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
-    rf"|\b(?:called|named|nicknamed|{RELATIONS}|{PETS}),? (?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)
+    rf"|\b(?:(?:{RELATIONS}|{PETS}),? (?:(?:called|named|nicknamed) )?|(?:called|named|nicknamed),? )"
+    r"(?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)  # "a cat called Pumpkin": the name, not "called"
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but
@@ -364,10 +365,19 @@ def kin_named(db, view: View, query: str, counts: dict[str, int]) -> set[str]:
     someone of the user's: a possessive ("Salma's birthday"), a name given ("a cock called Bryn") or one after a
     relation or a pet ("little brother Dayo"). Looking up their particulars rests on the user as looking up the
     user's own does; a place or a team the memories mention ("sings in the Inverness Choral Society") is no one of
-    theirs, nor is a name said after the question ("Who was the first to climb the Aconcagua? ... Martín says")."""
-    asking = set(query_terms(_SENTENCE.split(query.strip(), 1)[0]))
+    theirs, nor is a name said after the question ("Who was the first to climb the Aconcagua? ... Martín says").
+    A name that is also one of the language's commonest words counts only as the query's possessive ("pumpkin's
+    been sick", not "pumpkin soup")."""
+    first = _SENTENCE.split(query.strip(), 1)[0]
+    asking = set(query_terms(first))
+    held = [term for term, df in counts.items() if df and term in asking]
+    possessed = {found.group("own").casefold() for found in _KIN.finditer(first) if found.group("own")}
     found = set()
-    for term in reference.uncommon([term for term, df in counts.items() if df and term in asking]):
+    try:
+        uncommon = set(reference.uncommon(held))
+    except ConfigError:  # the language's frequencies are missing: possessives alone (search says so)
+        uncommon = set()
+    for term in uncommon | possessed.intersection(held):  # "pumpkin's been sick": a name however common
         names = {name for hit in matching(db, view, [term], limit=5) for match in _KIN.finditer(hit.content)
                  if (name := match.group("own") or match.group("given"))[0].isupper()}
         if term in {name.casefold() for name in names}:
@@ -418,8 +428,10 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
     word_shares(db, candidates, weights)  # still meanwhile
-    of_theirs = ((looks_up(asked) or asks_anything(asked)) and not explains(asked)  # however it is worded:
-                 and bool(kin_named(db, view, query, counts)))  # "emta 3eed milad Salma?", "when's Salma's birthday?"
+    kin = kin_named(db, view, query, counts)  # however it is worded: "emta 3eed milad Salma?", "when's Salma's
+    # birthday?"; or a report that opens with them, which asks for help ("pumpkin's been off his food all week")
+    of_theirs = bool(kin) and not explains(asked) and (looks_up(asked) or asks_anything(asked)
+                                                       or not kin.isdisjoint(query_terms(query)[:1]))
     particular = looks_up(asked) and bool(names) or of_theirs  # (meanwhile too: it reads the store, not the lane)
     lane = None
     if pending is not None:
@@ -456,7 +468,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
              or asked != query and world_answers(query))  # "hola, cómo va" as typed (glossed, its "cómo" is "how")
     lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
     chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
-            and not asks_anything(asked))  # "long day man, 11 hours": no question, no request
+            and not asks_anything(asked) and not of_theirs)  # "long day man, 11 hours": no question, no request
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     if likely is not None and not (names or particular or asks_about_user(asked)):  # not over what the user told
         overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LIKELY
