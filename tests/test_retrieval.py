@@ -915,9 +915,16 @@ def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(messag
     ("wat moet ik kopen voor mijn moeder haar verjaardag?", True, False),
     ("sabi ng katrabaho ko masama daw sa puso ang night shift, totoo ba yun?", True, True),
     ("Porque é que os gatos dormem tanto durante o dia?", False, True),
+    ("kenapa roti sourdough bisa asam kalau didiamkan lama?", False, True),
+    ("saya mau masak buat ibu saya, ada ide?", True, False), ("neden kediler bu kadar çok uyuyor?", False, True),
+    ("annem için doğum günü hediyesi önerir misin?", True, False), ("dlaczego koty tyle śpią w dzień?", False, True),
+    ("co mam ugotować dla mojej mamy na urodziny?", True, False),
+    ("wie lange hält sich gekochter Reis im Kühlschrank?", False, True),
+    ("de dónde viene la costumbre de comer uvas en año nuevo?", False, True),
 ])
 def test_a_message_in_another_language_is_read_for_what_it_asks(message, context, world):
-    """Glossed in English for intent, a Spanish, Portuguese, French, German, Dutch, Filipino or Hinglish message asks
+    """Glossed in English for intent, a Spanish, Portuguese, French, German, Dutch, Filipino, Hinglish, Indonesian,
+    Turkish or Polish message asks
     for the user's context, or for what the world knows (a claim passed on), as its English would; control: as
     typed, the English rules see neither."""
     from scope_recall_engine.reading.glosses import gloss
@@ -1013,6 +1020,14 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("what's the difference between my two quotes from the roofers?", False),
     ("difference between the plan I'm on and the new one?", False),
     ("whats the diff between tapioca pearls n popping boba", True), ("diff between my two quotes?", False),
+    ("what is 8.5 km in miles", True), ("convert 180 lbs to kg please", True),
+    ("i have 2 days in l.a. what to do", False), ("I ran 10 km in 50 minutes, good pace?", False),
+    ("in general, is a will still valid if the person married after signing it?", True),
+    ("for skewed order values, median or mean? general rule", True),
+    ("is a standing desk worth it for a small team? general opinion", True),
+    ("in general I try to eat less meat, dinner ideas?", False),
+    ("asking for a friend: do hamsters need a companion?", True),
+    ("generally speaking, is my pension enough at 60?", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):
     assert intent.world_answers(message) is answers
@@ -1159,6 +1174,24 @@ def test_small_talk_that_asks_nothing_recalls_nothing_whatever_it_mentions(db, m
     assert not asked.small_talk and ids["gloves"] in _ids(asked)
     monkeypatch.setattr(retrieval, "asks_anything", lambda message: True)
     assert retrieval.search(db, view, chat).hits != []
+
+
+def test_a_user_who_says_they_are_only_venting_gets_nothing_recalled(db, monkeypatch):
+    """"data team standup was a mess, no agenda at all. rant over" asks nothing and says so: nothing of hers is
+    recalled, though it names her team and her dislike; the same words with a question ("... any tips?") still
+    recall (control), and so does the rant when the rule is set aside."""
+    ines = Identity(user="ines", chat="c1")
+    ids = _fill(db, ines, {"meetings": "Ines runs the Monday planning meeting for the data team; she hates meetings "
+                                       "without an agenda.",
+                           "city": "Ines lives in Porto.", "cat": "Her cat is called Miso."})
+    view, vent = View(ines.accessible()), "data team standup was a mess, no agenda at all"
+    venting = retrieval.search(db, view, vent + ". rant over")
+    assert venting.small_talk and venting.hits == []
+    asked = retrieval.search(db, view, vent + ". any tips for my planning meeting?")
+    assert not asked.small_talk and ids["meetings"] in _ids(asked)
+    assert intent.vents("just venting, ignore me") and not intent.vents("just venting, any tips for a boss like this?")
+    monkeypatch.setattr(retrieval, "vents", lambda message: False)
+    assert ids["meetings"] in _ids(retrieval.search(db, view, vent + ". rant over"))
 
 
 FARM = {"herd": "Tane milks about 420 cows (mostly Friesian-Jersey crossbreds) through a 40-bale rotary shed.",

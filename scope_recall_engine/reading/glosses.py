@@ -38,6 +38,7 @@ _SPANISH = {
     "diferencia entre": "difference between", "quien gano": "who won", "quien escribio": "who wrote",
     "quien invento": "who invented", "capital de": "capital of", "significado de": "meaning of",
     "como se dice": "how do you say", "de": "of", "dividido por": "divided by",
+    "de donde viene": "what is the origin of", "de donde vienen": "what is the origin of",
 }
 _PORTUGUESE = {
     "eu": "I", "meu": "my", "minha": "my", "meus": "my", "minhas": "my", "nos": "we", "nosso": "our",
@@ -58,7 +59,7 @@ _PORTUGUESE = {
     "curiosidade": "fun fact", "poema sobre": "poem about", "e verdade": "is it true",
     "diferenca entre": "difference between", "quem ganhou": "who won", "quem escreveu": "who wrote",
     "quem inventou": "who invented", "capital de": "capital of", "como se diz": "how do you say", "de": "of",
-    "dividido por": "divided by", "vezes": "times",
+    "dividido por": "divided by", "vezes": "times", "de onde vem": "what is the origin of",
 }
 _FRENCH = {
     "je": "I", "j": "I", "mon": "my", "ma": "my", "mes": "my", "nous": "we", "notre": "our", "nos": "our",
@@ -91,7 +92,8 @@ _GERMAN = {
     "erklaren": "explain", "ubersetze": "translate", "ubersetzen": "translate", "ubersetzung": "translate",
     "witz": "joke", "witze": "jokes", "ratsel": "riddle", "stimmt es": "is it true",
     "ist es wahr": "is it true", "unterschied zwischen": "difference between", "wer hat gewonnen": "who won",
-    "hauptstadt von": "capital of", "wie sagt man": "how do you say", "von": "of",
+    "hauptstadt von": "capital of", "wie sagt man": "how do you say", "von": "of", "wie lange": "how long",
+    "woher kommt": "what is the origin of", "woher kommen": "what is the origin of",
     "geteilt durch": "divided by", "mal": "times",
 }
 _ITALIAN = {
@@ -141,8 +143,44 @@ _FILIPINO = {
     "isalin": "translate", "biro": "joke", "sabi": "says", "sabi ng": "says", "totoo ba": "is it true",
     "totoo": "true", "pagkakaiba ng": "difference between",
 }
+_INDONESIAN = {  # and Malay, which the language signs often name for it
+    "saya": "I", "aku": "I", "gue": "I", "gw": "I", "kami": "we", "kita": "we", "kenapa": "why", "mengapa": "why",
+    "knp": "why", "kapan": "when", "dimana": "where", "di mana": "where", "siapa": "who", "yang mana": "which",
+    "berapa": "how much", "brp": "how much", "bagaimana": "how", "gimana": "how", "gmn": "how", "apa": "what",
+    "apa itu": "what is", "bedanya": "the difference between", "perbedaan": "the difference between",
+    "perbedaannya": "the difference between", "saran": "suggest", "rekomendasi": "recommend",
+    "rekomen": "recommend", "ide": "idea", "sebaiknya": "should", "tolong": "please help", "bantu": "help",
+    "bantuin": "help", "buatkan": "make", "bikinin": "make", "tulis": "write", "tuliskan": "write",
+    "tulisin": "write", "ingatkan": "remind me", "ingetin": "remind me", "jelaskan": "explain", "jelasin": "explain",
+    "terjemahkan": "translate", "terjemahin": "translate", "lelucon": "joke", "apa benar": "is it true",
+    "bener gak": "is it true", "benarkah": "is it true", "cara": "how to", "caranya": "how to",
+    "ibu kota": "capital of", "dibagi": "divided by",
+}
+_TURKISH = {  # folded: "ş" as "s", "ç" as "c", "ö" as "o" ("ı" has no accent to lose)
+    "ben": "I", "benim": "my", "biz": "we", "bizim": "our", "neden": "why", "niye": "why", "nicin": "why",
+    "ne zaman": "when", "nerede": "where", "nereye": "where", "kim": "who", "hangi": "which",
+    "ne kadar": "how much", "kac": "how many", "nasıl": "how", "ne": "what", "nedir": "what is", "oneri": "suggest",
+    "oner": "suggest", "onerir misin": "recommend", "tavsiye": "recommend", "fikir": "idea", "ipucu": "tips",
+    "yardım": "help", "yardım et": "help me", "yaz": "write", "yazar mısın": "write", "hatırlat": "remind me",
+    "acıkla": "explain", "acıklar mısın": "explain", "cevir": "translate", "fıkra": "joke", "saka": "joke",
+    "dogru mu": "is it true", "arasındaki fark": "the difference between", "bolu": "divided by", "carpı": "times",
+}
+_POLISH = {  # folded: "ó" as "o", "ś" as "s" ("ł" has no accent to lose)
+    "ja": "I", "moj": "my", "moja": "my", "moje": "my", "mojego": "my", "mojej": "my", "moim": "my", "my": "we",
+    "nasz": "our", "nasza": "our", "nasze": "our", "naszego": "our", "naszej": "our", "mam": "I have", "chce": "I want",
+    "potrzebuje": "I need", "dlaczego": "why",
+    "czemu": "why", "kiedy": "when", "gdzie": "where", "kto": "who", "ktory": "which", "ktora": "which",
+    "ktore": "which", "ile": "how much", "jak": "how", "co": "what", "co to jest": "what is", "ile to": "what is",
+    "porada": "advice", "rady": "tips", "pomysł": "idea", "pomysły": "ideas", "polec": "recommend",
+    "polecisz": "recommend", "zaproponuj": "suggest", "powinienem": "should I", "powinnam": "should I",
+    "pomoz": "help", "pomoz mi": "help me", "napisz": "write", "przypomnij": "remind me", "wyjasnij": "explain",
+    "wytłumacz": "explain", "przetłumacz": "translate", "dowcip": "joke", "kawał": "joke",
+    "czy to prawda": "is it true", "roznica miedzy": "the difference between", "podzielone przez": "divided by",
+    "razy": "times",
+}
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
-              "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO}
+              "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
+              "tr": _TURKISH, "pl": _POLISH}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 
 

@@ -76,6 +76,9 @@ _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's m
     r" (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
 _MONEY = (r"usd|eur|gbp|jpy|cad|aud|inr|idr|php|ngn|kes|zar|brl|mxn|dollars?|euros?|pounds?|yen|rupees?|rupiah"
           r"|pesos?|naira|shillings?|reais|rand|baht|dong|kronor|krona|kroner|zloty|lira|francs?|dirhams?|ringgit")
+_UNITS = (r"km|kms|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|cm|mm|inch(?:es)?|feet|foot|ft|yards?|kg|kgs|kilos?"
+          r"|kilograms?|grams?|lbs?|pounds?|oz|ounces?|stones?|lit(?:er|re)s?|ml|gallons?|cups?|pints?|°c|°f|celsius"
+          r"|fahrenheit|mph|kph|weeks?|months?|days?|hours?|minutes?|years?")  # not one letter: "2 days in l.a."
 _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "1 250 $ divided by 8",
     # "how many ounces in a pound?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\s*(?:%\s*of|x|\*|\+|-|/"
@@ -88,8 +91,15 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|\b[\d.,]+\s*(?:hours?|hrs?|minutes?|mins?|km|miles?|kg|lbs?)?\s+(?:times|plus|minus|divided by)"
     r"\s+(?:a\s+)?[\d.,]+"  # "12.5 hours times 3 plus a 7.5 hour shift"
     r"|\b[\d.,]+\s*(?:" + _MONEY + r")\s+(?:to|in|into)\s+(?:" + _MONEY + r")\b"  # "1 USD to rupiah"
-    r"|^(?=(?:\D*\d+){2}).*\b(?:in total|altogether|all together)\W*$",  # "140 at 6,50€ and 90 at 4€: in total?"
+    r"|^(?=(?:\D*\d+){2}).*\b(?:in total|altogether|all together)\W*$"  # "140 at 6,50€ and 90 at 4€: in total?"
+    r"|\b[\d.,]+\s*(?:" + _UNITS + r")\s+(?:to|in|into)\s+(?:" + _UNITS + r")\b",  # "8.5 km in miles"
     re.IGNORECASE)
+_IN_GENERAL = re.compile(  # the user says the answer is not about them: "in general, is a will still valid if ...",
+    # "median or mean for outliers? general rule", "asking for a friend"
+    r"\b(?:in general|generally speaking|as a (?:general|rule of thumb)|general (?:rule|opinion|question|consensus"
+    r"|knowledge)|asking for a friend)\b", re.IGNORECASE)
+_VENTS = re.compile(  # the user says they are only letting off steam: "3 meetings back to back. ok venting over"
+    r"\b(?:venting|ranting|vent over|rant over|end (?:of )?rant)\b|^\W*rant\b", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
@@ -175,6 +185,13 @@ def asks_anything(message: str) -> bool:
     return bool(_ASKING.search(message) or _ASKS.search(message) or _WRITES.search(message))
 
 
+def vents(message: str) -> bool:
+    """Whether the user says they are only venting ("3 meetings back to back and NONE had an agenda. ok venting
+    over"): unless it also asks something, nothing of theirs is needed to listen."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_VENTS.search(message)) and not asks_anything(message)
+
+
 def writes_to_someone(message: str) -> bool:
     """Whether the message asks for a message, a card, a speech or a notice to write ("help me write a likkle
     speech fi mi bredda's big birthday"): it rests on whom it is for and from, whatever kinds of need it is near."""
@@ -207,11 +224,14 @@ def world_answers(message: str) -> bool:
     user's ("colleague dey ask me: wetin be the difference between type 1 and type 2 diabetes?"), or opens by
     asking why something other than the user is as it is and names no one ("why does coffee make u pee so much.
     asking for myself at 3am"), or asks after the assistant itself ("hows your day goin partner"; not "how's your
-    memory of my diet"): nothing of the user's changes the answer, even where the message speaks of them ("15% of
+    memory of my diet"), or says it is asked in general and speaks of no one of the user's ("in general, is a
+    will still valid if the person got married after signing it?", "median or mean? general rule"): nothing of the
+    user's changes the answer, even where the message speaks of them ("15% of
     my salary" gives no number, and is no sum here; "why does my knee click?" is about the user, "Why are flowers
     important to Melanie?" about Melanie)."""
     message = message.translate(_APOSTROPHES)
     return (bool(_SUM.search(message) or _WORDING.search(message) or _COMPARES.search(message))
+            or bool(_IN_GENERAL.search(message)) and not _OWN.search(message)
             or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message)
             or bool(_TO_YOU.search(message)) and not _OWN.search(message))
 

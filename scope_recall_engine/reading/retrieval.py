@@ -30,6 +30,7 @@ from scope_recall_engine.reading.intent import (
     general,
     looks_up,
     owned_words,
+    vents,
     world_answers,
     writes_to_someone,
 )
@@ -467,8 +468,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     world = (in_general and explains(asked) or world_answers(asked)  # "why do cows have four stomachs?" of a farmer
              or asked != query and world_answers(query))  # "hola, cómo va" as typed (glossed, its "cómo" is "how")
     lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
-    chat = (bool(lane and worded and lane.scores.small_talk) and not lookup and not _CJK.search(query)
-            and not asks_anything(asked) and not of_theirs)  # "long day man, 11 hours": no question, no request
+    chat = ((bool(lane and worded and lane.scores.small_talk) or vents(asked)) and not lookup  # "ok venting over"
+            and not _CJK.search(query) and not asks_anything(asked) and not of_theirs)  # "long day man, 11 hours":
+    # no question, no request
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     if likely is not None and not (names or particular or asks_about_user(asked)):  # not over what the user told
         overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LIKELY
