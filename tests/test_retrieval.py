@@ -1,4 +1,5 @@
 import json
+import re
 import shutil
 
 import pytest
@@ -633,6 +634,9 @@ def test_a_message_in_another_language_is_weighed_in_it():
     assert reference.spoken(["qual", "era", "nome", "moinho", "again"]) == "pt"
     assert reference.spoken(["dinner", "ideas", "friday", "vegetarian"]) is None
     assert reference.spoken(["festa", "tomorrow", "school"]) is None  # one sign is a name or a loan word
+    for message, language in (("si vendo 140 bocadillos a 6,50€ y 90 bravas a 4€, cuánto es en total?", "es"),
+                              ("rechne mal 17,5 % von 2.340", "de")):  # as many signs of French, of Slovak:
+        assert reference.spoken(retrieval.query_terms(message, content_only=True)) == language  # its other words
     english, weighed = reference.weights(spanish, {}, 20), reference.weights(spanish, {}, 20, "es")
     assert weighed["tengo"] < english["tengo"] / 2 and weighed["controller"] == english["controller"]
     share = lambda weights: weights["controller"] / sum(weights.values())  # noqa: E731
@@ -953,6 +957,27 @@ def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_no
     assert why.asks_the_world and why.hits == []
     greeting = retrieval.search(db, view, "hola, cómo va")  # after the assistant: glossed, its "cómo" is "how"
     assert greeting.language == "es" and greeting.asks_the_world and greeting.hits == []
+
+
+def test_a_japanese_question_about_the_world_recalls_nothing_and_a_japanese_lookup_does(db, monkeypatch):
+    """"なんで柴犬は頑固な性格が多いの？" (why are Shiba Inus so often stubborn?) and "柴犬と秋田犬の違いって何？" (the
+    difference between a Shiba and an Akita) are asked of the world: nothing of Yui's is recalled, though her dog is
+    a Shiba. "ハナのアレルギー何だっけ" (what is Hana's allergy again?) recalls the dog (control), and without the
+    gloss of the words that say what a question asks, the world's questions recall her dog too."""
+    from scope_recall_engine.reading import glosses
+
+    yui = Identity(user="yui", chat="c1")
+    ids = _fill(db, yui, {"dog": "柴犬のハナは5歳で、鶏肉アレルギーがある。",
+                          "tennis": "毎週土曜の朝にテニスをしている。", "job": "横浜の病院で看護師として働いている。"})
+    view, asked = View(yui.accessible()), ("なんで柴犬は頑固な性格が多いの？", "柴犬と秋田犬の違いって何？")
+    for question in asked:
+        found = retrieval.search(db, view, question)
+        assert found.asks_the_world and found.hits == [], question
+    assert _ids(retrieval.search(db, view, "ハナのアレルギー何だっけ"))[:1] == [ids["dog"]]
+    monkeypatch.setattr(glosses, "_UNSPACED", {})
+    monkeypatch.setattr(glosses, "_WRITTEN_UNSPACED", re.compile("(?!)"))
+    for question in asked:
+        assert ids["dog"] in _ids(retrieval.search(db, view, question)), question
 
 
 def test_one_word_of_a_general_questions_phrase_in_another_sense_recalls_nothing(db, monkeypatch):

@@ -92,15 +92,23 @@ def _signs() -> dict[str, tuple[str, ...]]:
 
 def spoken(terms: list[str]) -> str | None:
     """The language besides English the terms are written in: the one with the most signs, SPOKEN_SIGNS at least
-    ("cuanto llevo ahorrado pa berlin", "qual era o nome do moinho again?"), or None. Its table is loaded here,
-    so a broken one is reported before any word is weighed."""
+    ("cuanto llevo ahorrado pa berlin", "qual era o nome do moinho again?"), or None; of languages with as many,
+    the one whose table holds more of the terms. Its table is loaded here, so a broken one is reported before any
+    word is weighed."""
     signs = _signs()
     counted = collections.Counter(language for term in set(terms) for language in signs.get(term, ()))
-    best = max(counted, key=lambda language: (counted[language], language), default=None)
-    if best is None or counted[best] < SPOKEN_SIGNS:
+    most = max(counted.values(), default=0)
+    if most < SPOKEN_SIGNS:
         return None
-    language_zipf(best)
-    return best
+    tied = [language for language, count in counted.items() if count == most]  # "si ... y ... es en": es or fr?
+    return max(tied, key=lambda language: (_known(language, terms), language))
+
+
+def _known(language: str, terms: list[str]) -> float:
+    """How much of the message a language's table holds (its words' Zipf values): of the languages a message
+    shows as many signs of, the one it is written in holds its other words too ("cuánto", "bocadillos")."""
+    table = language_zipf(language)
+    return sum(table.get(term, 0.0) for term in set(terms))
 
 
 def frequency(term: str, language: str | None = None) -> float:

@@ -3,7 +3,8 @@ in English, so that the rules of what a message asks for read "mi hermano me pre
 "sabi ng katrabaho ko ..., totoo ba?" as "says ... my ..., is it true?" and
 "combien font 1 250 $ divisé par 8?" as the sum it is. The gloss is read by intent alone: words are searched and
 embedded as typed. A message's language comes from ``reference.spoken``; a language without a glossary here
-is read as typed (its English words still count). Hindi is glossed as chats write it, in Latin letters.
+is read as typed (its English words still count). Hindi is glossed as chats write it, in Latin letters; Japanese,
+Chinese and Korean, written without spaces, only for a few words that say what a question asks ("なんで", "区别").
 
 Each glossary maps a word or phrase, lower case and without accents, to the English that intent's rules know;
 a phrase wins over the words in it.
@@ -178,6 +179,14 @@ _POLISH = {  # folded: "ó" as "o", "ś" as "s" ("ł" has no accent to lose)
     "czy to prawda": "is it true", "roznica miedzy": "the difference between", "podzielone przez": "divided by",
     "razy": "times",
 }
+_UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these are read inside them
+    "なんで": "why", "なぜ": "why", "どうして": "why", "違い": "the difference between", "意味": "the meaning of",
+    "英語で": "how do you say", "英語だと": "how do you say", "仕組み": "how it works", "私": "I", "僕": "I", "俺": "I",
+    "为什么": "why", "為什麼": "why", "区别": "the difference between", "區別": "the difference between",
+    "原理": "how it works", "意思": "the meaning of", "我": "I", "왜": "why", "차이": "the difference between",
+    "우리": "we",
+}
+_WRITTEN_UNSPACED = re.compile("|".join(sorted(map(re.escape, _UNSPACED), key=len, reverse=True)))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
               "tr": _TURKISH, "pl": _POLISH}
@@ -198,8 +207,8 @@ def _phrases(language: str) -> re.Pattern:
 
 def gloss(message: str, language: str | None) -> str:
     """The message with its language's words for intent said in English; unchanged in English or a language
-    without a glossary."""
+    without a glossary, but for the few words of Japanese, Chinese and Korean that say what a question asks."""
     glossary = GLOSSARIES.get(language or "")
-    if glossary is None:
-        return message
+    if glossary is None:  # English, a language without a glossary, or one written without spaces
+        return _WRITTEN_UNSPACED.sub(lambda found: f" {_UNSPACED[found.group(0)]} ", message)
     return _phrases(language).sub(lambda found: glossary[found.group(0).lower()], fold(message))

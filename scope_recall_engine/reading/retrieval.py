@@ -464,10 +464,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                 reference.coverage((candidate.row.content,), dict.fromkeys(terms, 1.0)))
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
-    in_general = not names and not _CJK.search(query) and (general(asked) if share is None else not context)
+    in_general = not names and (general(asked) and not _CJK.search(query) if share is None else not context)
     world = (in_general and explains(asked) or world_answers(asked)  # "why do cows have four stomachs?" of a farmer
              or asked != query and world_answers(query))  # "hola, cómo va" as typed (glossed, its "cómo" is "how")
-    lookup = len({w.casefold() for w in _WORD.findall(query)}) <= LOOKUP_WORDS  # "Volvo", "peanut allergy"
+    lookup = len({w.casefold() for w in _WORD.findall(_CJK.sub(" ", query))} | set(cjk_grams(query))) <= LOOKUP_WORDS
+    # "Volvo", "peanut allergy", "上海" (unspaced words counted as the CJK lane's bigrams)
     chat = ((bool(lane and worded and lane.scores.small_talk) or vents(asked)) and not lookup  # "ok venting over"
             and not _CJK.search(query) and not asks_anything(asked) and not of_theirs)  # "long day man, 11 hours":
     # no question, no request
@@ -478,7 +479,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
-            candidate.lexical_telling = telling_share(candidate.row.content, telling_weights, lookup, candidate.beyond)
+            candidate.lexical_telling = max(telling_share(candidate.row.content, telling_weights, lookup,
+                                                          candidate.beyond), candidate.lanes.get("cjk", 0.0) * lookup)
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     kept = [c for c in ranked if admissible(c, context_floor, world, chat)]
