@@ -885,7 +885,9 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("how many calories in a pint of guinness roughly", True), ("how many calories do I need a day", False),
     ("what actually causes seasonal affective disorder", True), ("what really causes my back to flare up?", False),
     ("What is the origin of the name Andalusia?", True), ("where does the word 'quarantine' come from", True),
-    ("what's the origin of my surname, Okafor?", False),
+    ("what's the origin of my surname, Okafor?", False), ("Who illustrated The Gruffalo?", True),
+    ("when should you use a semicolon instead of a comma?", True), ("how often should one water a cactus", True),
+    ("what do you think I should cook tonight?", False), ("when should I book Bryn's jabs?", False),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -901,6 +903,7 @@ def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_lif
     ("weekend away w the fam, somewhere the dog's welcome, under 2hrs drive", True),
     ("lol long day, purifier broke down again, hands smell like diesel fr", False),
     ("ugh what a day. 12 hrs on my feet", False), ("what a mess, where do I start?", True),
+    ("LEEDS LOST AGAIN. 3-0 at home. I give up with them", False), ("give me a quick pasta recipe", True),
 ])
 def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(message, asks):
     assert intent.asks_anything(message) is asks
@@ -925,10 +928,11 @@ def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(messag
     ("co mam ugotować dla mojej mamy na urodziny?", True, False),
     ("wie lange hält sich gekochter Reis im Kühlschrank?", False, True),
     ("de dónde viene la costumbre de comer uvas en año nuevo?", False, True),
+    ("почему кошки так много спят днём?", False, True), ("посоветуй фильм для моей мамы на выходные", True, False),
 ])
 def test_a_message_in_another_language_is_read_for_what_it_asks(message, context, world):
     """Glossed in English for intent, a Spanish, Portuguese, French, German, Dutch, Filipino, Hinglish, Indonesian,
-    Turkish or Polish message asks
+    Turkish, Polish or Russian message asks
     for the user's context, or for what the world knows (a claim passed on), as its English would; control: as
     typed, the English rules see neither."""
     from scope_recall_engine.reading.glosses import gloss
@@ -1052,6 +1056,9 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("is a standing desk worth it for a small team? general opinion", True),
     ("in general I try to eat less meat, dinner ideas?", False),
     ("asking for a friend: do hamsters need a companion?", True),
+    ("whats the swedish word for sensory overload, the official one?", True),
+    ("How do I say 'could we extend the deadline' politely in a Korean email?", True),
+    ("how do I say sorry to my sister in a nice way", False),
     ("generally speaking, is my pension enough at 60?", False),
 ])
 def test_the_world_answers_some_questions_however_much_they_speak_of_the_user(message, answers):

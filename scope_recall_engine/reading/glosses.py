@@ -179,6 +179,18 @@ _POLISH = {  # folded: "ó" as "o", "ś" as "s" ("ł" has no accent to lose)
     "czy to prawda": "is it true", "roznica miedzy": "the difference between", "podzielone przez": "divided by",
     "razy": "times",
 }
+_RUSSIAN = {  # folded: "й" as "и", "ё" as "е"
+    "я": "I", "мне": "I", "мои": "my", "моя": "my", "мое": "my", "моего": "my", "моеи": "my", "мы": "we",
+    "наш": "our", "наша": "our", "наше": "our", "наши": "our", "почему": "why", "зачем": "why", "когда": "when",
+    "где": "where", "кто": "who", "какои": "which", "какая": "which", "какие": "which", "сколько": "how much",
+    "как": "how", "что": "what", "что такое": "what is", "посоветуи": "recommend", "порекомендуи": "recommend",
+    "совет": "advice", "советы": "tips", "идеи": "ideas", "идея": "idea", "предложи": "suggest",
+    "стоит ли": "should I", "мне стоит": "should I", "помоги": "help me", "напиши": "write", "напомни": "remind me",
+    "объясни": "explain", "переведи": "translate", "перевести": "translate", "шутка": "joke", "анекдот": "joke",
+    "это правда": "is it true", "правда ли": "is it true", "разница между": "the difference between",
+    "в чем разница": "the difference between", "чем отличается": "the difference between",
+    "столица": "capital of", "как сказать": "how do you say", "разделить на": "divided by", "умножить на": "times",
+}
 _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these are read inside them
     "なんで": "why", "なぜ": "why", "どうして": "why", "違い": "the difference between", "意味": "the meaning of",
     "英語で": "how do you say", "英語だと": "how do you say", "仕組み": "how it works", "私": "I", "僕": "I", "俺": "I",
@@ -189,7 +201,7 @@ _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these
 _WRITTEN_UNSPACED = re.compile("|".join(sorted(map(re.escape, _UNSPACED), key=len, reverse=True)))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
-              "tr": _TURKISH, "pl": _POLISH}
+              "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 
 

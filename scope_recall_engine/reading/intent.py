@@ -66,6 +66,8 @@ _WORDING = re.compile(  # a question about words themselves: what the language o
     r"|\bhow (?:(?:do|does|would|can|could|should|to)(?: (?:you|u|i|we|one))?|you|u) say"
     r" (?:['\"].+['\"]|(?:(?!(?:in|that|my|our)\b)\w+ ){1,4})\s*in " + LANGUAGES + r"\b"
     r"|\bwhat(?:'s|s| is) ['\"].+['\"] in (?:(?:real|proper|plain|normal|actual) )?" + LANGUAGES + r"\b"
+    r"|\bwhat(?:'s|s| is) the " + LANGUAGES + r" (?:word|term|phrase) for\b"  # "whats the swedish word for ..."
+    r"|\bsay ['\"][^'\"]+['\"](?:\s+\w+){0,2}\s+in (?:an? )?" + LANGUAGES + r"\b"  # "'...' politely in a Korean"
     r"|['\"][^'\"]+['\"] or ['\"][^'\"]+['\"] in " + LANGUAGES + r"\b",
     re.IGNORECASE)  # ... or which of two words to use ("is it affect or effect here?"), or what a phrase given in
 # full is in another language ("how to say 'barrel' and 'cellar' in French?", not "how do I say that my son ...")
@@ -104,7 +106,9 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
     r"|who (?:(?:actually|really|first|originally) )?(?:wrote|invented|discovered|painted|composed|directed|founded"
-    r"|built|won|wins?|designed|created|sang|coined)"
+    r"|built|won|wins?|designed|created|sang|coined|illustrated|translated|produced|starred in|sculpted)"
+    r"|\b(?:when|where|which|what|how (?:much|many|often|long)) (?:should|must|do|would) (?:you|u|one)"
+    r" (?!(?:suggest|recommend|think|mean|know|remember|say)\b)"  # "when should you use an en dash", said of anyone
     r"|how (?:many|much) (?:calories|kcal|protein|carbs|sugar|caffeine|fat) (?:(?:is|are) )?in (?:an? |one |\d)"
     r"|how many \w+(?: \w+)? (?:live|lived|are|were) (?:in|on) "  # "How many people live in Canada?"
     r"|the (?:national|state|official) \w+ of"  # "what's the state bird of Minnesota"
@@ -154,7 +158,8 @@ _ASKING = re.compile(  # a question or a request in any shape: "?", a question w
     # auxiliary ("can you ...", "is it ..."), "again" that ends it ("Grandsons' ages again."); "long day man. 11 hours
     # and my last rider ..." has none, nor "what a week" or "purifier broke down again, hands smell like diesel"
     r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|should|shall|could|would|any|anything"
-    r"|ideas?|tips?|suggest\w*|recommend\w*|advice|help|tell|give|show|write|draft|make|plan|find|list|explain|remind|need"
+    r"|ideas?|tips?|suggest\w*|recommend\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan|find|list|explain"
+    r"|remind|need"
     r"|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b",
     re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
