@@ -351,6 +351,7 @@ def test_doctor_finds_the_shipped_reference(db):
     ("write short birthday msg for my sister in korean", True), ("write a python function to sort a list", False),
     ("put together a short notice for the members about the bus cuts", True), ("any recs for a quiet pub", True),
     ("write a regex that matches an email address", False),
+    ("when should you use an en dash instead of an em dash?", False), ("how often should one descale a kettle", False),
 ])
 def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
     assert intent.asks_for_context(message) is asks

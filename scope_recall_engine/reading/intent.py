@@ -16,13 +16,13 @@ from scope_recall_engine.truth.vocabulary import LANGUAGES
 
 _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|us)\b",
                   re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
-_ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should"
+_ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should(?!\s+(?:you|u|one)\b)"
                    r"|schedule|itinerary|routine|menu|safe|things to do|places to|where to (?:go|eat|stay)"
                    r"|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
                    r"|something (?:\w+ )?to (?:watch|read|cook|eat|make|bring|wear|buy|listen to|play|learn)"
                    r"|recs?|recos?)\b",
                    re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise,
-# something to watch or to cook
+# something to watch or to cook; not "should you" said of anyone ("when should you use an en dash?")
 _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who it is to, and from, shapes it
     # (the thing written within a few words: "write a regex that matches an email address" writes no email)
     r"\b(?:write|draft|compose|put together)(?:\s+\S+){0,4}?\s+(?:msg|message|text|note|notice|card|e-?mail|letter"
