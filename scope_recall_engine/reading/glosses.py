@@ -191,6 +191,11 @@ _RUSSIAN = {  # folded: "й" as "и", "ё" as "е"
     "в чем разница": "the difference between", "чем отличается": "the difference between",
     "столица": "capital of", "как сказать": "how do you say", "разделить на": "divided by", "умножить на": "times",
 }
+def _any_of(entries) -> str:
+    """One alternation of the entries, a phrase before the words in it."""
+    return "|".join(re.escape(entry) for entry in sorted(entries, key=len, reverse=True))
+
+
 _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these are read inside them
     "なんで": "why", "なぜ": "why", "どうして": "why", "違い": "the difference between", "意味": "the meaning of",
     "英語で": "how do you say", "英語だと": "how do you say", "仕組み": "how it works", "私": "I", "僕": "I", "俺": "I",
@@ -198,7 +203,7 @@ _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these
     "原理": "how it works", "意思": "the meaning of", "我": "I", "왜": "why", "차이": "the difference between",
     "우리": "we",
 }
-_WRITTEN_UNSPACED = re.compile("|".join(sorted(map(re.escape, _UNSPACED), key=len, reverse=True)))
+_WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
               "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN}
@@ -213,8 +218,7 @@ def fold(text: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _phrases(language: str) -> re.Pattern:
-    entries = sorted(GLOSSARIES[language], key=len, reverse=True)  # a phrase before the words in it
-    return re.compile(r"\b(?:" + "|".join(re.escape(entry) for entry in entries) + r")\b", re.IGNORECASE)
+    return re.compile(r"\b(?:" + _any_of(GLOSSARIES[language]) + r")\b", re.IGNORECASE)
 
 
 def gloss(message: str, language: str | None) -> str:

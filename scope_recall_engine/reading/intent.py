@@ -158,9 +158,9 @@ _ASKING = re.compile(  # a question or a request in any shape: "?", a question w
     # auxiliary ("can you ...", "is it ..."), "again" that ends it ("Grandsons' ages again."); "long day man. 11 hours
     # and my last rider ..." has none, nor "what a week" or "purifier broke down again, hands smell like diesel"
     r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|should|shall|could|would|any|anything"
-    r"|ideas?|tips?|suggest\w*|recommend\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan|find|list|explain"
-    r"|remind|need"
-    r"|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b",
+    r"|ideas?|tips?|suggest\w*|recommend\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan|find|list"
+    r"|explain|remind|need|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$"
+    r"|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b",
     re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 

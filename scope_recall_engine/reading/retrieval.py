@@ -479,8 +479,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
-            candidate.lexical_telling = max(telling_share(candidate.row.content, telling_weights, lookup,
-                                                          candidate.beyond), candidate.lanes.get("cjk", 0.0) * lookup)
+            unspaced = candidate.lanes.get("cjk", 0.0) if lookup else 0.0  # "上海": its bigrams are its words
+            candidate.lexical_telling = max(unspaced, telling_share(candidate.row.content, telling_weights, lookup,
+                                                                    candidate.beyond))
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     kept = [c for c in ranked if admissible(c, context_floor, world, chat)]
