@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from scope_recall_engine import agent_tools
 from scope_recall_engine.cli.main import cli
+from scope_recall_engine.companion import resting
 from scope_recall_engine.errors import InvalidInput
 from scope_recall_engine.inspection import inspect
 from scope_recall_engine.reading import context, recall, retrieval
@@ -56,8 +57,10 @@ def test_explain_gives_the_rule_that_decided_even_when_a_general_question_shares
     """"how long do cats live?" shares "live" with where Alice lives: a common word in a general question counts as
     shared by none, and explain says so rather than citing the shared-words floor the memory clears (control: the
     lookup "where does Alice live?" is admitted on its shared words). "How long" also asks what the world knows
-    (``intent.explains``); that rule has a test of its own and is set aside here."""
+    (``intent.explains``), and the resting probe is sure it rests on nothing of hers (``retrieval.RESTS_NONE``):
+    those rules have tests of their own and are set aside here."""
     monkeypatch.setattr(retrieval, "explains", lambda message: False)
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)
     lives = lifecycle.store(db, alice, "user", "Lives in Campo de Ourique, Lisbon", OP).id
     [general] = [c for c in explain(db, _view(alice), "how long do cats live?")["candidates"] if c["id"] == lives]
     assert general["lexical"] > 0 and not general["admitted"]

@@ -35,6 +35,7 @@ PRIOR_DOCUMENTS = 100  # the background counts as this many documents beside the
 UNSEEN_ZIPF = 1.0  # a word the table does not know: a name, a code, a typo — rare
 MAX_WEIGHT = 12.0
 KNOWN_ZIPF = 3.0  # a word at least this frequent (once in a million words) is one the language knows
+ENGLISH_SHARE = 0.6  # a message with no other language's signs whose words are this much known to English is English
 COMMON_ZIPF = 5.5  # the language's commonest words ("like", "live", "get", "work"): weak evidence of a topic
 SPOKEN_SIGNS = 2  # signs of a language (its common words, ``_signs``) that name a message's language ("Café da
 # manhã ideas?"; one is a name or a loan word)
@@ -102,6 +103,14 @@ def spoken(terms: list[str]) -> str | None:
         return None
     tied = [language for language, count in counted.items() if count == most]  # "si ... y ... es en": es or fr?
     return max(tied, key=lambda language: (_known(language, terms), language))
+
+
+def english(terms: list[str]) -> bool:
+    """Whether words that show no other language (``spoken`` is None) are English: most of them are words English
+    knows, not a language without a table ("shoe size yangu ni ngapi, nimesahau lol" is Swahili)."""
+    words, table = [term for term in terms if term.isalpha()], zipf()
+    known = sum(table.get(word, UNSEEN_ZIPF) >= KNOWN_ZIPF for word in words)
+    return bool(words) and known >= ENGLISH_SHARE * len(words)
 
 
 def _known(language: str, terms: list[str]) -> float:

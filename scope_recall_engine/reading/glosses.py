@@ -40,6 +40,7 @@ _SPANISH = {
     "quien invento": "who invented", "capital de": "capital of", "significado de": "meaning of",
     "como se dice": "how do you say", "de": "of", "dividido por": "divided by",
     "de donde viene": "what is the origin of", "de donde vienen": "what is the origin of",
+    "en general": "in general", "ideas generales": "general ideas", "consejos generales": "general tips",
 }
 _PORTUGUESE = {
     "eu": "I", "meu": "my", "minha": "my", "meus": "my", "minhas": "my", "nos": "we", "nosso": "our",
@@ -61,6 +62,7 @@ _PORTUGUESE = {
     "diferenca entre": "difference between", "quem ganhou": "who won", "quem escreveu": "who wrote",
     "quem inventou": "who invented", "capital de": "capital of", "como se diz": "how do you say", "de": "of",
     "dividido por": "divided by", "vezes": "times", "de onde vem": "what is the origin of",
+    "em geral": "in general", "no geral": "in general",
 }
 _FRENCH = {
     "je": "I", "j": "I", "mon": "my", "ma": "my", "mes": "my", "nous": "we", "notre": "our", "nos": "our",
@@ -78,6 +80,7 @@ _FRENCH = {
     "est ce vrai": "is it true", "difference entre": "difference between", "qui a gagne": "who won",
     "qui a ecrit": "who wrote", "qui a invente": "who invented", "capitale de": "capital of",
     "comment dit on": "how do you say", "de": "of", "divise par": "divided by", "fois": "times",
+    "en general": "in general",
 }
 _GERMAN = {
     "ich": "I", "mein": "my", "meine": "my", "meinen": "my", "meinem": "my", "meiner": "my", "wir": "we",
@@ -96,6 +99,7 @@ _GERMAN = {
     "hauptstadt von": "capital of", "wie sagt man": "how do you say", "von": "of", "wie lange": "how long",
     "woher kommt": "what is the origin of", "woher kommen": "what is the origin of",
     "geteilt durch": "divided by", "mal": "times",
+    "im allgemeinen": "in general", "allgemein": "generally",
 }
 _ITALIAN = {
     "io": "I", "mio": "my", "mia": "my", "miei": "my", "mie": "my", "noi": "we", "nostro": "our",
@@ -110,6 +114,7 @@ _ITALIAN = {
     "traduzione": "translate", "barzelletta": "joke", "indovinello": "riddle", "e vero": "is it true",
     "differenza tra": "difference between", "chi ha vinto": "who won", "chi ha scritto": "who wrote",
     "capitale di": "capital of", "come si dice": "how do you say", "di": "of", "diviso": "divided by",
+    "in generale": "in general",
 }
 _ROMAN_HINDI = {
     "mera": "my", "meri": "my", "mere": "my", "mujhe": "I", "apna": "my", "apni": "my", "hum": "we",
@@ -133,6 +138,7 @@ _DUTCH = {
     "klopt dat": "is it true", "is het waar": "is it true", "verschil tussen": "difference between",
     "hoofdstad van": "capital of", "hoe zeg je": "how do you say", "van": "of", "gedeeld door": "divided by",
     "keer": "times",
+    "in het algemeen": "in general", "over het algemeen": "in general",
 }
 _FILIPINO = {
     "ako": "I", "ko": "my", "akin": "my", "aking": "my", "kami": "we", "tayo": "we", "namin": "our",
@@ -156,6 +162,7 @@ _INDONESIAN = {  # and Malay, which the language signs often name for it
     "terjemahkan": "translate", "terjemahin": "translate", "lelucon": "joke", "apa benar": "is it true",
     "bener gak": "is it true", "benarkah": "is it true", "cara": "how to", "caranya": "how to",
     "ibu kota": "capital of", "dibagi": "divided by",
+    "secara umum": "in general", "pada umumnya": "in general",
 }
 _TURKISH = {  # folded: "ş" as "s", "ç" as "c", "ö" as "o" ("ı" has no accent to lose)
     "ben": "I", "benim": "my", "biz": "we", "bizim": "our", "neden": "why", "niye": "why", "nicin": "why",
@@ -165,6 +172,7 @@ _TURKISH = {  # folded: "ş" as "s", "ç" as "c", "ö" as "o" ("ı" has no accen
     "yardım": "help", "yardım et": "help me", "yaz": "write", "yazar mısın": "write", "hatırlat": "remind me",
     "acıkla": "explain", "acıklar mısın": "explain", "cevir": "translate", "fıkra": "joke", "saka": "joke",
     "dogru mu": "is it true", "arasındaki fark": "the difference between", "bolu": "divided by", "carpı": "times",
+    "genel olarak": "in general",
 }
 _POLISH = {  # folded: "ó" as "o", "ś" as "s" ("ł" has no accent to lose)
     "ja": "I", "moj": "my", "moja": "my", "moje": "my", "mojego": "my", "mojej": "my", "moim": "my", "my": "we",
@@ -178,6 +186,7 @@ _POLISH = {  # folded: "ó" as "o", "ś" as "s" ("ł" has no accent to lose)
     "wytłumacz": "explain", "przetłumacz": "translate", "dowcip": "joke", "kawał": "joke",
     "czy to prawda": "is it true", "roznica miedzy": "the difference between", "podzielone przez": "divided by",
     "razy": "times",
+    "ogolnie": "in general",
 }
 _RUSSIAN = {  # folded: "й" as "и", "ё" as "е"
     "я": "I", "мне": "I", "мои": "my", "моя": "my", "мое": "my", "моего": "my", "моеи": "my", "мы": "we",
@@ -190,7 +199,17 @@ _RUSSIAN = {  # folded: "й" as "и", "ё" as "е"
     "это правда": "is it true", "правда ли": "is it true", "разница между": "the difference between",
     "в чем разница": "the difference between", "чем отличается": "the difference between",
     "столица": "capital of", "как сказать": "how do you say", "разделить на": "divided by", "умножить на": "times",
+    "в целом": "in general",
 }
+_VIETNAMESE = {  # folded ("đ" has no accent to lose); "tôi" and "mình" alone fold onto other words ("tối", "Minh")
+    "cua toi": "my", "cua minh": "my", "chung toi": "we", "chung minh": "we", "chung ta": "we", "tai sao": "why",
+    "vi sao": "why", "la gi": "what is", "cai gi": "what", "bao nhieu": "how much", "khi nao": "when",
+    "bao gio": "when", "o đau": "where", "nhu the nao": "how", "the nao": "how", "co nen": "should",
+    "goi y": "suggest", "giup": "help", "giai thich": "explain", "dich": "translate", "chuyen cuoi": "joke",
+    "khac nhau": "difference between", "noi chung": "in general", "chia cho": "divided by",
+}
+
+
 def _any_of(entries) -> str:
     """One alternation of the entries, a phrase before the words in it."""
     return "|".join(re.escape(entry) for entry in sorted(entries, key=len, reverse=True))
@@ -206,7 +225,7 @@ _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these
 _WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
-              "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN}
+              "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "vi": _VIETNAMESE}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 
 

@@ -31,13 +31,14 @@ _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who i
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", "did Erik and I"), "what's my ...",
-    # "how old is my ...", "the figure I gave you", "again" (a need that recurs: "chest infection again. what will the
-    # gp give me"), "remind me", or asked bare: "my shoe size?"
+    # "how old is my ...", "the figure I gave you", "remind me", or asked bare: "my shoe size?"
     r"\b(?:(?:do|did|does|am|are|r|was|were|have|had|will)\s+(?:\w+\s+(?:and|&|n)\s+)?(?:i|we)"
     r"|(?:what|which|who|where|when|how)(?:'s|s|\s+is|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
-    r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|(?<!once )again|remind me)\b"
+    r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|remind me)\b"
     r"|^\W*(?:and |so |ok )?(?:my|our)(?:\s+[\w'-]+){1,4}\s*\?+\s*$", re.IGNORECASE)  # "my shoe size?": a bare ask
+_AGAIN = re.compile(r"\b(?<!once )again\b", re.IGNORECASE)  # a need that recurs: "chest infection again. what will
+# the gp give me", "whats the dogs names again"
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?": do as
     # a question's auxiliary, opening it or after its wh-word, not the verb of "what is best to do with it"
     r"(?:^|[.?!,;:]\s*|\b(?:what|why|how(?:\s+\w+)?|when|where|which|who)\s+)(?:do|does|did)\s+"
@@ -97,9 +98,11 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|\b[\d.,]+\s*(?:" + _UNITS + r")\s+(?:to|in|into)\s+(?:" + _UNITS + r")\b",  # "8.5 km in miles"
     re.IGNORECASE)
 _IN_GENERAL = re.compile(  # the user says the answer is not about them: "in general, is a will still valid if ...",
-    # "median or mean for outliers? general rule", "asking for a friend"
-    r"\b(?:in general|generally speaking|as a (?:general|rule of thumb)|general (?:rule|opinion|question|consensus"
-    r"|knowledge)|asking for a friend)\b", re.IGNORECASE)
+    # "median or mean for outliers? general rule", "how long should a cover letter be these days, generally",
+    # "asking for a friend"
+    r"\b(?:in general|generally|as a (?:general|rule of thumb)|general (?:rules?|opinions?|questions?|consensus"
+    r"|knowledge|pros and cons|tips|advice|ideas|explanation|difference|overview|guidance|guidelines)"
+    r"|asking for a friend)\b", re.IGNORECASE)
 _VENTS = re.compile(  # the user says they are only letting off steam: "3 meetings back to back. ok venting over"
     r"\b(?:venting|ranting|vent over|rant over|end (?:of )?rant)\b|^\W*rant\b", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
@@ -154,13 +157,18 @@ _FACT = re.compile(  # "when is Ana's recital?", "what did Caroline paint?", "ho
     r"^\W*(?:(?:and|so|ok|okay|hey|wait)\W+)?(?:what|when|where|who|whom|whose|which|how (?:many|much|long|old|often"
     r"|far))(?:'s|s)?\b(?!\s+(?:should|could|can|would|shall)\b|\s+(?:do|would) you (?:suggest|recommend|think)\b"
     r"|\s+to\b)", re.IGNORECASE)
-_ASKING = re.compile(  # a question or a request in any shape: "?", a question word, a request verb, an opening
-    # auxiliary ("can you ...", "is it ..."), "again" that ends it ("Grandsons' ages again."); "long day man. 11 hours
-    # and my last rider ..." has none, nor "what a week" or "purifier broke down again, hands smell like diesel"
-    r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|should|shall|could|would|any|anything"
+_ASKING = re.compile(  # a question or a request in any shape: "?", a question word (typed without its apostrophe
+    # too: "whens kaylas bday"), a request verb, an opening auxiliary ("can you ...", "is it ..."), "again" that ends
+    # it ("Grandsons' ages again."), an opening imperative ("fix this: ...", "quiz me on ..."), "is that bad"; "long
+    # day man. 11 hours and my last rider ..." has none, nor "what a week" or "purifier broke down again, hands smell
+    # like diesel"
+    r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|(?:what|when|where|who|how)s|wat|wen"
+    r"|should|shall|could|would|any|anything"
     r"|ideas?|tips?|suggest\w*|recommend\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan|find|list"
     r"|explain|remind|need|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$"
-    r"|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will)\b",
+    r"|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will|fix|translate|teach|quiz|turn|chart|gimme|check"
+    r"|summari[sz]e|outline|calculate|compute|convert|proofread|rewrite|rephrase|compare|walk me|talk me)\b"
+    r"|\b(?:is|was) (?:that|it|this) (?:bad|ok|okay|normal|safe|fine|serious|dangerous)\b",
     re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
@@ -171,10 +179,12 @@ def asks_for_context(message: str) -> bool:
     return bool(_OWN.search(message) or _ASKS.search(message) or _WRITES.search(message))
 
 
-def asks_about_user(message: str) -> bool:
+def asks_about_user(message: str, *, again: bool = True) -> bool:
     """Whether the message asks what the user has told before ("which instrument do I play again?", "what's my
-    dispatcher's name", "remind me when ..."): a lookup in the user's own life, whatever its topic."""
-    return bool(_ABOUT_USER.search(_HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))))
+    dispatcher's name", "remind me when ..."): a lookup in the user's own life, whatever its topic. ``again=False``
+    leaves out a bare "again", which as often says the day repeats itself ("raining again. shocker")."""
+    message = _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))
+    return bool(_ABOUT_USER.search(message) or again and _AGAIN.search(message))
 
 
 def looks_up(message: str) -> bool:
@@ -236,7 +246,7 @@ def world_answers(message: str) -> bool:
     important to Melanie?" about Melanie)."""
     message = message.translate(_APOSTROPHES)
     return (bool(_SUM.search(message) or _WORDING.search(message) or _COMPARES.search(message))
-            or bool(_IN_GENERAL.search(message)) and not _OWN.search(message)
+            or bool(_IN_GENERAL.search(message)) and not _OWN.search(_HOW_DO_I.sub("how to", message))
             or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message)
             or bool(_TO_YOU.search(message)) and not _OWN.search(message))
 
