@@ -1208,6 +1208,11 @@ def test_the_resting_probe_sure_a_message_rests_on_nothing_of_the_users_overrule
     assert ids["latex"] in _ids(retrieval.search(db, view, claim))
 
 
+def _probe_says(monkeypatch, probability: float) -> None:
+    """The resting probe gives every message this probability of resting on the user."""
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: probability)
+
+
 RUNNER = {"marathon": "Tomasz runs marathons; his best is 3:12 in Berlin.",
           "job": "Tomasz works as a tram driver in Kraków.",
           "daughter": "His daughter Ola is 7 and allergic to peanuts."}
@@ -1222,11 +1227,11 @@ def test_a_message_the_resting_probe_finds_resting_on_nothing_of_the_users_is_th
     tomasz = Identity(user="tomasz", chat="c1")
     ids = _fill(db, tomasz, RUNNER)
     view, record = View(tomasz.accessible()), "what is the world record for the marathon"
-    monkeypatch.setattr(resting, "probability", lambda model_id, vector: retrieval.RESTS_NONE - 0.05)
+    _probe_says(monkeypatch, retrieval.RESTS_NONE - 0.05)
     found = retrieval.search(db, view, record)
     assert found.asks_the_world and found.hits == []
     assert _ids(retrieval.search(db, view, "what's my marathon best again?"))[:1] == [ids["marathon"]]
-    monkeypatch.setattr(resting, "probability", lambda model_id, vector: retrieval.RESTS_NONE + 0.05)
+    _probe_says(monkeypatch, retrieval.RESTS_NONE + 0.05)
     assert ids["marathon"] in _ids(retrieval.search(db, view, record))
 
 
@@ -1243,13 +1248,13 @@ def test_a_message_that_asks_nothing_and_rests_on_nothing_of_the_users_is_small_
     meenal = Identity(user="meenal", chat="c1")
     ids = _fill(db, meenal, COMMUTER)
     view, moan = View(meenal.accessible()), "pune traffic today I swear. 50 min stuck on the drive to the office"
-    monkeypatch.setattr(resting, "probability", lambda model_id, vector: retrieval.RESTS_UNLIKELY - 0.05)
+    _probe_says(monkeypatch, retrieval.RESTS_UNLIKELY - 0.05)
     for complaint in (moan, moan.replace("traffic", "traffic AGAIN")):  # a bare "again": the day repeats itself
         found = retrieval.search(db, view, complaint)
         assert found.small_talk and found.hits == [], complaint
     assert ids["commute"] in _ids(retrieval.search(db, view, moan + ". any faster route to the office?"))
     assert ids["commute"] in _ids(retrieval.search(db, view, "how long is my drive to the office again?"))
-    monkeypatch.setattr(resting, "probability", lambda model_id, vector: retrieval.RESTS_UNLIKELY + 0.05)
+    _probe_says(monkeypatch, retrieval.RESTS_UNLIKELY + 0.05)
     assert ids["commute"] in _ids(retrieval.search(db, view, moan))
 
 
