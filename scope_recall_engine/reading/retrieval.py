@@ -433,7 +433,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     word_shares(db, candidates, weights)  # still meanwhile
     kin = kin_named(db, view, query, counts)  # however it is worded: "emta 3eed milad Salma?", "when's Salma's
     # birthday?"; or a report that opens with them, which asks for help ("pumpkin's been off his food all week")
-    of_theirs = bool(kin) and not explains(asked) and (looks_up(asked) or asks_anything(asked)
+    asking = asks_anything(asked)
+    of_theirs = bool(kin) and not explains(asked) and (looks_up(asked) or asking
                                                        or not kin.isdisjoint(query_terms(query)[:1]))
     particular = looks_up(asked) and bool(names) or of_theirs  # (meanwhile too: it reads the store, not the lane)
     lane = None
@@ -471,18 +472,18 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
              or asked != query and world_answers(query))  # "hola, cómo va" as typed (glossed, its "cómo" is "how")
     lookup = len({w.casefold() for w in _WORD.findall(_CJK.sub(" ", query))} | set(cjk_grams(query))) <= LOOKUP_WORDS
     # "Volvo", "peanut allergy", "上海" (unspaced words counted as the CJK lane's bigrams)
-    chat = ((bool(lane and worded and lane.scores.small_talk) or vents(asked)) and not lookup  # "ok venting over"
-            and not _CJK.search(query) and not asks_anything(asked) and not of_theirs)  # "long day man, 11 hours":
-    # no question, no request
+    quiet = not (lookup or _CJK.search(query) or asking)  # no question, no request, no lookup, no unspaced script
+    chat = (bool(lane and worded and lane.scores.small_talk) or vents(asked)) and quiet and not of_theirs  # "long
+    # day man, 11 hours", "ok venting over"
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     if likely is not None and not (names or particular or asks_about_user(asked, again=False)):  # not over what the
         # user told (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it thats the msg")
         overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LIKELY
         rests = rests and likely >= RESTS_UNLIKELY or likely >= overrules and not (world or chat)
         world = world or likely < RESTS_NONE and not lookup  # "what's the world record for a full ironman?"
-        read = language in GLOSSARIES or language is None and reference.english(query_terms(query))  # not Swahili
-        chat = chat or (likely < RESTS_UNLIKELY and read and not (lookup or _CJK.search(query))
-                        and not asks_anything(asked))  # "pune traffic today I swear. 50 min stuck near the chowk"
+        if likely < RESTS_UNLIKELY and quiet:  # "pune traffic today I swear. 50 min stuck near the chowk", in words
+            # the rules read (English or a glossed language, not Swahili)
+            chat = chat or language in GLOSSARIES or language is None and reference.english(query_terms(query))
     if in_general and not world:  # a general question (chit-chat too): common words tell little
         telling_weights = {term: weight if term in telling else 0.0 for term, weight in weights.items()}
         for candidate in (c for c in ranked if c.lexical_own > 0):  # a memory that shares no word shares no telling one
