@@ -890,6 +890,7 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("do dogs get snow blindness", True), ("can cats eat tuna?", True), ("does Carlos eat meat?", False),
     ("how hot does a propane forge actually get", True), ("how old is the dog now?", False),
     ("Kotlin: `let` vs `also`, when to use which?", True), ("LDL goal, ACC 2018 vs ESC 2019, quick", True),
+    ("how much we got saved vs the goal", False), ("my time vs the club record?", False),
     ("Regex that matches a hex colour, JavaScript", True), ("Is there research on vibrotactile music? Cite two", True),
     ('"Do dogs get snow blindness?"', True), ('"True that cats can\'t taste sweet?"', True),
     ('"do I need a coat tonight?"', False),  # opening with a quote mark, as a pasted question does
@@ -980,6 +981,17 @@ def test_a_message_that_says_it_asks_in_general_is_the_worlds_in_another_languag
 SAVER = {"berlin": "She's saving in dollars for a trip to Berlin next September; she has US$1,800 of US$3,500.",
          "coffee": "Vale is head barista at Café Lunfardo and dials in the espresso every morning.",
          "cat": "Yerba, the 3-year-old cat, eats Royal Canin Urinary S/O."}
+
+
+def test_a_comparison_of_something_of_the_users_recalls_it_one_of_two_things_the_world_knows_does_not(db):
+    """"how much we got saved vs the goal" weighs their own savings: they are recalled; "arabica vs robusta, what's
+    the actual difference" weighs two things the world tells apart, nothing of theirs, in the same store."""
+    vale = Identity(user="vale", chat="c1")
+    ids = _fill(db, vale, SAVER | {"deposit": "They have $14,500 saved; the goal is $25,000 for the house deposit."})
+    view = View(vale.accessible())
+    assert _ids(retrieval.search(db, view, "how much we got saved vs the goal"))[:1] == [ids["deposit"]]
+    beans = retrieval.search(db, view, "arabica vs robusta, what's the actual difference")
+    assert beans.asks_the_world and beans.hits == []
 
 
 def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_not(db):

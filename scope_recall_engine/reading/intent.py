@@ -120,7 +120,7 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|(?:the|is|was) (?:tallest|highest|biggest|largest|longest|deepest|oldest|smallest|fastest) \w+"
     r"|how (?!(?:i|we|my|our)\b)\w+ works?\b|what (?:(?:actually|really|exactly|usually|normally) )?causes"
     r" (?!(?:my|our|me|us)\b)|(?:origin|etymology) of (?!(?:my|our)\b)|where does the (?:name|word|term|phrase) "
-    r"|capital of|meaning of|stand for|how do you say|translate|define|definition of|vs|versus"
+    r"|capital of|meaning of|stand for|how do you say|translate|define|definition of"
     r"|cite|research (?:on|into|about|says|shows|suggests)|studies (?:on|show|say|suggest)|evidence (?:for|on|that)"
     r"|regexp?|regular expression"  # a comparison, what research says, code
     r"|how (?:hot|cold|warm|fast|big|deep|tall|high|heavy|loud|strong|hard|wide|thick|bright|bad|dangerous)"
@@ -128,6 +128,8 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     r"|^\W*(?:do|does|can|are|will|could) (?!(?:i|we|you|u|my|our|me|us|it|this|that|there|they|these|those"
     r"|he|she|his|her|them|people|anyone|someone)\b)(?-i:[a-z]\w*s)\b)",  # "do dogs get snow blindness": a kind
     re.IGNORECASE)
+_VERSUS = re.compile(r"\b(?:vs|versus)\b", re.IGNORECASE)  # "Kotlin: `let` vs `also`": two things the world tells
+# apart; not "how much we got saved vs the goal", which weighs something of the user's (``explains``)
 _COMPARES = re.compile(  # "remind me the difference between a stage 2 and stage 3 pressure injury": two things the
     # world tells apart, whoever asks; not "the difference between my two quotes" (up to the clause's end)
     r"\bdiff(?:erence)? between\b(?![^.?!;,]*\b(?:i|i'm|i've|my|mine|we|we're|our|ours|me|us)\b)", re.IGNORECASE)
@@ -220,7 +222,7 @@ def about_the_world(message: str) -> bool:
     kinds of need, it still rests on nothing of theirs."""
     message = message.translate(_APOSTROPHES)
     return _asked_of_anyone(message) or general(message) and bool(
-        _OTHERS.search(message) or _HOW_TO.search(message) or _EXPLAINS.search(message))
+        _OTHERS.search(message) or _HOW_TO.search(message) or _EXPLAINS.search(message) or _VERSUS.search(message))
 
 
 def explains(message: str) -> bool:
@@ -230,7 +232,8 @@ def explains(message: str) -> bool:
     a particular of someone's life ("when does mating kick off", "what does Thabo do for work"). Asked without
     resting on the user, it is answered from what the world knows, however near a memory's topic it falls."""
     message = message.translate(_APOSTROPHES)
-    return _asked_of_anyone(message) or bool(_EXPLAINS.search(message))
+    return (_asked_of_anyone(message) or bool(_EXPLAINS.search(message))
+            or bool(_VERSUS.search(message)) and not _OWN.search(message))
 
 
 def world_answers(message: str) -> bool:
