@@ -9,6 +9,7 @@ from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, reference, resting, vectors
 from scope_recall_engine.reading import intent, retrieval
+from scope_recall_engine.reading.glosses import opening_question
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.visibility import View
@@ -636,6 +637,10 @@ def test_a_message_in_another_language_is_weighed_in_it():
     assert reference.spoken(["qual", "era", "nome", "moinho", "again"]) == "pt"
     assert reference.spoken(["dinner", "ideas", "friday", "vegetarian"]) is None
     assert reference.spoken(["festa", "tomorrow", "school"]) is None  # one sign is a name or a loan word
+    short = "wanneer is fenna jarig"  # ... unless it opens the question
+    terms = retrieval.query_terms(short, content_only=True)
+    assert reference.spoken(terms) is None and reference.spoken(terms, opening_question(short)) == "nl"
+    assert opening_question("when is fenna's birthday") is None and opening_question("¿Cuándo es?") == "cuando"
     for message, language in (("si vendo 140 bocadillos a 6,50€ y 90 bravas a 4€, cuánto es en total?", "es"),
                               ("rechne mal 17,5 % von 2.340", "de")):  # as many signs of French, of Slovak:
         assert reference.spoken(retrieval.query_terms(message, content_only=True)) == language  # its other words
@@ -992,6 +997,18 @@ def test_a_comparison_of_something_of_the_users_recalls_it_one_of_two_things_the
     assert _ids(retrieval.search(db, view, "how much we got saved vs the goal"))[:1] == [ids["deposit"]]
     beans = retrieval.search(db, view, "arabica vs robusta, what's the actual difference")
     assert beans.asks_the_world and beans.hits == []
+
+
+def test_a_short_question_opening_with_a_question_word_of_its_language_is_answered(db):
+    """"wanneer is fenna jarig" holds one word that shows Dutch, too few to name a language, but it opens the
+    question: read as Dutch it asks when, and the birthdays are recalled; control: in the same store, the Dutch
+    small talk "pff wat een lange dag" recalls nothing."""
+    anouk = Identity(user="anouk", chat="c1")
+    ids = _fill(db, anouk, SAVER | {"birthdays": "Eva's birthday is 17 August; Fenna's birthday is 2 December."})
+    view = View(anouk.accessible())
+    asked = retrieval.search(db, view, "wanneer is fenna jarig")
+    assert asked.language == "nl" and _ids(asked)[:1] == [ids["birthdays"]]
+    assert retrieval.search(db, view, "pff wat een lange dag, ik ben kapot").hits == []
 
 
 def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_not(db):

@@ -240,6 +240,18 @@ def _phrases(language: str) -> re.Pattern:
     return re.compile(r"\b(?:" + _any_of(GLOSSARIES[language]) + r")\b", re.IGNORECASE)
 
 
+_QUESTION_WORDS = frozenset({"why", "when", "where", "who", "which", "what", "how", "how much", "how many"})
+_FIRST_WORD = re.compile(r"\w+")
+
+
+def opening_question(message: str) -> str | None:
+    """The message's first word, folded, when a glossary says it asks a question ("wanneer", "cuándo", "kailan"):
+    it names the message's language where too few other words do (``reference.spoken``)."""
+    first = _FIRST_WORD.search(fold(message).lower())
+    word = first.group(0) if first else None
+    return word if any(glossary.get(word or "") in _QUESTION_WORDS for glossary in GLOSSARIES.values()) else None
+
+
 def gloss(message: str, language: str | None) -> str:
     """The message with its language's words for intent said in English; unchanged in English or a language
     without a glossary, but for the few words of Japanese, Chinese and Korean that say what a question asks."""

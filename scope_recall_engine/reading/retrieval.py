@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
-from scope_recall_engine.reading.glosses import GLOSSARIES, gloss
+from scope_recall_engine.reading.glosses import GLOSSARIES, gloss, opening_question
 from scope_recall_engine.reading.intent import (
     about_the_world,
     asks_about_user,
@@ -410,7 +410,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     names, common = user_names_in(db, view, query, counts, size)
     terms = [t for t in words if t not in names] or words
     try:
-        language, languages_broken = reference.spoken(words), None  # "cuanto llevo ahorrado pa berlin"
+        language, languages_broken = reference.spoken(words, opening_question(query)), None  # "cuanto llevo
+        # ahorrado pa berlin", "wanneer is fenna jarig"
     except ConfigError as error:  # English frequencies alone, and the result says so below
         language, languages_broken = None, error
     typed = {term: meant for term in terms if not counts.get(term) and (meant := reference.spelled(term, language))}
