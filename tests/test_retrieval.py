@@ -983,6 +983,19 @@ def test_a_message_that_says_it_asks_in_general_is_the_worlds_in_another_languag
     assert not intent.world_answers(message)
 
 
+@pytest.mark.parametrize("message", [
+    "hoeveel procent zet ik ook alweer apart voor de belasting?", "wie hieß der Kinderarzt von Lena nochmal?",
+    "anong oras nga ulit yung PTC ni Pia?",
+])
+def test_again_said_in_another_language_asks_after_what_the_user_told(message):
+    """"ook alweer", "nochmal" and "ulit" are the "again" of "what's my ... again?": glossed, the message asks
+    about the user; control: as typed, the English rules do not see it."""
+    from scope_recall_engine.reading.glosses import gloss
+
+    assert intent.asks_about_user(gloss(message, reference.spoken(retrieval.query_terms(message))))
+    assert not intent.asks_about_user(message)
+
+
 SAVER = {"berlin": "She's saving in dollars for a trip to Berlin next September; she has US$1,800 of US$3,500.",
          "coffee": "Vale is head barista at Café Lunfardo and dials in the espresso every morning.",
          "cat": "Yerba, the 3-year-old cat, eats Royal Canin Urinary S/O."}

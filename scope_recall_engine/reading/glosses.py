@@ -98,7 +98,7 @@ _GERMAN = {
     "ist es wahr": "is it true", "unterschied zwischen": "difference between", "wer hat gewonnen": "who won",
     "hauptstadt von": "capital of", "wie sagt man": "how do you say", "von": "of", "wie lange": "how long",
     "woher kommt": "what is the origin of", "woher kommen": "what is the origin of",
-    "geteilt durch": "divided by", "mal": "times",
+    "geteilt durch": "divided by", "mal": "times", "nochmal": "again", "noch mal": "again", "nochmals": "again",
     "im allgemeinen": "in general", "allgemein": "generally",
 }
 _ITALIAN = {
@@ -137,7 +137,7 @@ _DUTCH = {
     "vertaal": "translate", "vertalen": "translate", "grap": "joke", "mop": "joke", "klopt het": "is it true",
     "klopt dat": "is it true", "is het waar": "is it true", "verschil tussen": "difference between",
     "hoofdstad van": "capital of", "hoe zeg je": "how do you say", "van": "of", "gedeeld door": "divided by",
-    "keer": "times",
+    "keer": "times", "alweer": "again", "ook alweer": "again",
     "in het algemeen": "in general", "over het algemeen": "in general",
 }
 _FILIPINO = {
@@ -148,7 +148,7 @@ _FILIPINO = {
     "tulungan mo ako": "help me", "tulong": "help", "isulat": "write", "sulatan": "write",
     "ipaalala": "remind me", "paalala": "remind me", "sinabi ko": "I told you", "ipaliwanag": "explain",
     "isalin": "translate", "biro": "joke", "sabi": "says", "sabi ng": "says", "totoo ba": "is it true",
-    "totoo": "true", "pagkakaiba ng": "difference between",
+    "totoo": "true", "pagkakaiba ng": "difference between", "ulit": "again",
 }
 _INDONESIAN = {  # and Malay, which the language signs often name for it
     "saya": "I", "aku": "I", "gue": "I", "gw": "I", "kami": "we", "kita": "we", "kenapa": "why", "mengapa": "why",
