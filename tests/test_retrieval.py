@@ -769,6 +769,33 @@ def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(d
     assert _ids(retrieval.search(db, view, question)) == [job]
 
 
+@pytest.mark.parametrize(("message", "vents"), [
+    ("Isla screamed from 5 til 7 and I cried in the shower. not asking anything just needed to tell someone", True),
+    ("aaj ka din bekaar tha yaar. lab viva mein roast kar diya. bas vent karna tha", True),
+    ("im so tired of being the only adult in this family. thats it thats the message", True),
+    ("3 meetings back to back and NONE had an agenda. ok venting over", True),
+    ("not asking for advice but what do you think of my plan?", False),
+    ("ok venting over. anything good to watch tonight?", False), ("the bathroom vent rattles, how do I fix it", False),
+])
+def test_a_message_that_says_it_asks_for_nothing_is_venting(message, vents):
+    """Saying it asks for nothing ("not asking anything", "bas vent karna tha") is no request ("anything" would be
+    one); a message that also asks something is not venting."""
+    assert intent.vents(message) is vents
+
+
+def test_venting_that_says_it_asks_for_nothing_recalls_nothing_a_need_in_the_same_words_does(db):
+    """The crying baby is in her memories, but the message says it asks for nothing: nothing is recalled; control:
+    the same evening, asked about, recalls the reflux."""
+    becca = Identity(user="becca", chat="c1")
+    ids = _fill(db, becca, SAVER | {"reflux": "Isla, 8 weeks old, has silent reflux and cries most evenings."})
+    view = View(becca.accessible())
+    venting = retrieval.search(db, view, "Isla screamed from 5 til 7 and I cried in the shower. not asking anything "
+                                         "just needed to tell someone")
+    assert venting.small_talk and venting.hits == []
+    asked = retrieval.search(db, view, "Isla screamed from 5 til 7 again, what can I try for her?")
+    assert _ids(asked)[:1] == [ids["reflux"]]
+
+
 def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db, monkeypatch):
     """"my friend says tomatoes are fruit, is that true?" speaks of the user but checks a claim about the world, so
     nothing of theirs is recalled, while "what stretches help after a twelve-hour service?" says neither I nor my

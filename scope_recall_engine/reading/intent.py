@@ -103,8 +103,13 @@ _IN_GENERAL = re.compile(  # the user says the answer is not about them: "in gen
     r"\b(?:in general|generally|as a (?:general|rule of thumb)|general (?:rules?|opinions?|questions?|consensus"
     r"|knowledge|pros and cons|tips|advice|ideas|explanation|difference|overview|guidance|guidelines)"
     r"|asking for a friend)\b", re.IGNORECASE)
-_VENTS = re.compile(  # the user says they are only letting off steam: "3 meetings back to back. ok venting over"
-    r"\b(?:venting|ranting|vent over|rant over|end (?:of )?rant)\b|^\W*rant\b", re.IGNORECASE)
+_VENTS = re.compile(  # the user says they are only letting off steam or asks for nothing: "3 meetings back to back.
+    # ok venting over", "not asking anything just needed to tell someone", "bas vent karna tha", "thats it thats the
+    # message"
+    r"\b(?:venting|ranting|vent over|rant over|end (?:of )?rant|(?:let me|need(?:ed)? to|want(?:ed)? to|have to"
+    r"|gotta|just) vent|vent karna|not asking (?:anything|for (?:anything|advice|help))|(?:just|only) (?:needed|wanted)"
+    r" to (?:tell|say it to|type it|get it off)|no (?:advice|reply) needed|don'?t need (?:advice|a reply|an answer)"
+    r"|that'?s it that'?s the (?:message|msg|post))\b|^\W*rant\b", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
@@ -197,8 +202,9 @@ def looks_up(message: str) -> bool:
 
 def asks_anything(message: str) -> bool:
     """Whether the message asks a question or makes a request at all: "ugh its so cold today i cant feel my hands"
-    asks nothing, "knee is swollen, what can I take?" and "something good to watch tonight" do."""
-    message = message.translate(_APOSTROPHES)
+    asks nothing, "knee is swollen, what can I take?" and "something good to watch tonight" do; saying it asks
+    nothing ("not asking anything", ``_VENTS``) asks nothing."""
+    message = _VENTS.sub(" ", message.translate(_APOSTROPHES))
     return bool(_ASKING.search(message) or _ASKS.search(message) or _WRITES.search(message))
 
 
