@@ -784,10 +784,11 @@ def test_a_message_that_says_it_asks_for_nothing_is_venting(message, vents):
 
 
 def test_venting_that_says_it_asks_for_nothing_recalls_nothing_a_need_in_the_same_words_does(db):
-    """The crying baby is in her memories, but the message says it asks for nothing: nothing is recalled; control:
-    the same evening, asked about, recalls the reflux."""
+    """The crying baby is in her memories, and the message opens with her name, but it says it asks for nothing:
+    nothing is recalled; control: the same evening, asked about, recalls the reflux."""
     becca = Identity(user="becca", chat="c1")
-    ids = _fill(db, becca, SAVER | {"reflux": "Isla, 8 weeks old, has silent reflux and cries most evenings."})
+    ids = _fill(db, becca, SAVER | {"reflux": "My daughter Isla, 8 weeks old, has silent reflux and cries most "
+                                              "evenings."})
     view = View(becca.accessible())
     venting = retrieval.search(db, view, "Isla screamed from 5 til 7 and I cried in the shower. not asking anything "
                                          "just needed to tell someone")

@@ -474,8 +474,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     lookup = len({w.casefold() for w in _WORD.findall(_CJK.sub(" ", query))} | set(cjk_grams(query))) <= LOOKUP_WORDS
     # "Volvo", "peanut allergy", "上海" (unspaced words counted as the CJK lane's bigrams)
     quiet = not (lookup or _CJK.search(query) or asking)  # no question, no request, no lookup, no unspaced script
-    chat = (bool(lane and worded and lane.scores.small_talk) or vents(asked)) and quiet and not of_theirs  # "long
-    # day man, 11 hours", "ok venting over"
+    chat = (bool(lane and worded and lane.scores.small_talk) and quiet and not of_theirs  # "long day man, 11 hours"
+            or vents(asked))  # "ok venting over", "Isla screamed from 5 til 7 ... not asking anything": said outright
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     if likely is not None and not (names or particular or asks_about_user(asked, again=False)):  # not over what the
         # user told (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it thats the msg")
