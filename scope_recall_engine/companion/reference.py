@@ -102,7 +102,7 @@ def spoken(terms: list[str], opening: str | None = None) -> str | None:
     counted = collections.Counter(language for term in set(terms) for language in signs.get(term, ()))
     most = max(counted.values(), default=0)
     if most < SPOKEN_SIGNS:
-        tied = [] if english(terms) else list(signs.get(opening or "", ()))  # "ne, what was the dose ...?"
+        tied = list(signs.get(opening, ())) if opening and not english(terms) else []  # "ne, what was the dose?"
     else:
         tied = [language for language, count in counted.items() if count == most]  # "si ... y ... es en": es or fr?
     return max(tied, key=lambda language: (_known(language, terms), language), default=None)

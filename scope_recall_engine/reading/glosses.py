@@ -248,8 +248,10 @@ def opening_question(message: str) -> str | None:
     """The message's first word, folded, when a glossary says it asks a question ("wanneer", "cuándo", "kailan"):
     it names the message's language where too few other words do (``reference.spoken``)."""
     first = _FIRST_WORD.search(fold(message).lower())
-    word = first.group(0) if first else None
-    return word if any(glossary.get(word or "") in _QUESTION_WORDS for glossary in GLOSSARIES.values()) else None
+    if first is None:
+        return None
+    word = first.group(0)
+    return word if any(glossary.get(word) in _QUESTION_WORDS for glossary in GLOSSARIES.values()) else None
 
 
 def gloss(message: str, language: str | None) -> str:
