@@ -774,24 +774,31 @@ def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(d
     ("aaj ka din bekaar tha yaar. lab viva mein roast kar diya. bas vent karna tha", True),
     ("im so tired of being the only adult in this family. thats it thats the message", True),
     ("3 meetings back to back and NONE had an agenda. ok venting over", True),
+    ("got ghosted after a final round AGAIN. not even a rejection email. whatever man", True),
+    ("prod down. 3rd time this wk. ugh", True), ("Brutal day, lost half the catch. Anyway.", True),
+    ("why does the sky go pink at sunset anyway", False), ("knee still sore, doing the 10k anyway", False),
+    ("whatever you think is fine, what should I cook tonight", False),
     ("not asking for advice but what do you think of my plan?", False),
     ("ok venting over. anything good to watch tonight?", False), ("the bathroom vent rattles, how do I fix it", False),
 ])
 def test_a_message_that_says_it_asks_for_nothing_is_venting(message, vents):
     """Saying it asks for nothing ("not asking anything", "bas vent karna tha") is no request ("anything" would be
-    one); a message that also asks something is not venting."""
+    one), nor is a closing word that waves it all off ("whatever man", "ugh"); a message that also asks something
+    is not venting, nor is "anyway" that carries on with a plan."""
     assert intent.vents(message) is vents
 
 
-def test_venting_that_says_it_asks_for_nothing_recalls_nothing_a_need_in_the_same_words_does(db):
-    """The crying baby is in her memories, and the message opens with her name, but it says it asks for nothing:
-    nothing is recalled; control: the same evening, asked about, recalls the reflux."""
+@pytest.mark.parametrize("venting", ["Isla screamed from 5 til 7 and I cried in the shower. not asking anything "
+                                     "just needed to tell someone",
+                                     "Isla screamed from 5 til 7 and I cried in the shower. ugh."])
+def test_venting_that_says_it_asks_for_nothing_recalls_nothing_a_need_in_the_same_words_does(db, venting):
+    """The crying baby is in her memories, and the message opens with her name, but it says it asks for nothing, or
+    waves it off: nothing is recalled; control: the same evening, asked about, recalls the reflux."""
     becca = Identity(user="becca", chat="c1")
     ids = _fill(db, becca, SAVER | {"reflux": "My daughter Isla, 8 weeks old, has silent reflux and cries most "
                                               "evenings."})
     view = View(becca.accessible())
-    venting = retrieval.search(db, view, "Isla screamed from 5 til 7 and I cried in the shower. not asking anything "
-                                         "just needed to tell someone")
+    venting = retrieval.search(db, view, venting)
     assert venting.small_talk and venting.hits == []
     asked = retrieval.search(db, view, "Isla screamed from 5 til 7 again, what can I try for her?")
     assert _ids(asked)[:1] == [ids["reflux"]]

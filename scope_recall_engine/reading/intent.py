@@ -105,11 +105,13 @@ _IN_GENERAL = re.compile(  # the user says the answer is not about them: "in gen
     r"|asking for a friend)\b", re.IGNORECASE)
 _VENTS = re.compile(  # the user says they are only letting off steam or asks for nothing: "3 meetings back to back.
     # ok venting over", "not asking anything just needed to tell someone", "bas vent karna tha", "thats it thats the
-    # message"
+    # message", or ends by waving it off ("got ghosted after a final round AGAIN. whatever man", "double tmrw ugh")
     r"\b(?:venting|ranting|vent over|rant over|end (?:of )?rant|(?:let me|need(?:ed)? to|want(?:ed)? to|have to"
     r"|gotta|just) vent|vent karna|not asking (?:anything|for (?:anything|advice|help))|(?:just|only) (?:needed|wanted)"
     r" to (?:tell|say it to|type it|get it off)|no (?:advice|reply) needed|don'?t need (?:advice|a reply|an answer)"
-    r"|that'?s it that'?s the (?:message|msg|post))\b|^\W*rant\b", re.IGNORECASE)
+    r"|that'?s it that'?s the (?:message|msg|post))\b|^\W*rant\b"
+    r"|(?:^|\W)(?:whatever(?: (?:man|dude|bro|lol))?|u+g+h+|oh well|sigh|smh|fml|meh|so yeah|that'?s my day"
+    r"|i'?m done)\W*$|(?:^|[^\w\s])\s*anyway\W*$", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
