@@ -1059,6 +1059,23 @@ def test_a_short_question_opening_with_a_question_word_of_its_language_is_answer
     assert retrieval.search(db, view, "pff wat een lange dag, ik ben kapot").hits == []
 
 
+def test_french_on_is_we_and_comment_on_dit_asks_about_words(db):
+    """Spoken French says "on" for "we": "combien on avait mis de côté pour les travaux ?" asks after the couple's own
+    savings, which are recalled; "comment on dit « bon rétablissement » en anglais ?" asks how to say it, and nothing
+    of theirs is recalled, in the same store."""
+    monique = Identity(user="monique", chat="c1")
+    ids = _fill(db, monique, {
+        "savings": "Monique's pension is about 2 100 € a month; they've set aside 10 000 € for home adaptations.",
+        "flat": "They live on the 3rd floor with a lift; they want to replace the bathtub with a walk-in shower.",
+        "choir": "Monique chante dans une chorale le jeudi après-midi.",
+        "meds": "Bernard prend du Modopar quatre fois par jour."})
+    view = View(monique.accessible())
+    asked = retrieval.search(db, view, "combien on avait mis de côté pour les travaux ?")
+    assert asked.language == "fr" and _ids(asked)[:1] == [ids["savings"]]
+    words = retrieval.search(db, view, "Comment on dit « bon rétablissement » en anglais ?")
+    assert words.asks_the_world and words.hits == []
+
+
 def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_not(db):
     """"cuanto llevo ahorrado pa berlin?? te lo habia dicho" is a lookup in her life: the Berlin savings come first;
     "por que el cafe se pone amargo..." is asked of the world, and "hola, cómo va" of the assistant: nothing of hers

@@ -65,7 +65,7 @@ _PORTUGUESE = {
     "em geral": "in general", "no geral": "in general",
 }
 _FRENCH = {
-    "je": "I", "j": "I", "mon": "my", "ma": "my", "mes": "my", "nous": "we", "notre": "our", "nos": "our",
+    "je": "I", "j": "I", "mon": "my", "ma": "my", "mes": "my", "nous": "we", "on": "we", "notre": "our", "nos": "our",
     "pourquoi": "why", "quand": "when", "ou": "or", "qui": "who", "quel": "which", "quelle": "which",
     "quels": "which", "quelles": "which", "combien": "how much", "comment": "how", "combien font": "what is",
     "combien fait": "what is", "c est quoi": "what is", "conseil": "advice", "conseils": "tips",
@@ -79,8 +79,8 @@ _FRENCH = {
     "fait amusant": "fun fact", "poeme sur": "poem about", "c est vrai": "is it true",
     "est ce vrai": "is it true", "difference entre": "difference between", "qui a gagne": "who won",
     "qui a ecrit": "who wrote", "qui a invente": "who invented", "capitale de": "capital of",
-    "comment dit on": "how do you say", "de": "of", "divise par": "divided by", "fois": "times",
-    "en general": "in general",
+    "comment dit on": "how do you say", "comment on dit": "how do you say", "de": "of", "divise par": "divided by",
+    "fois": "times", "en general": "in general",
 }
 _GERMAN = {
     "ich": "I", "mein": "my", "meine": "my", "meinen": "my", "meinem": "my", "meiner": "my", "wir": "we",
