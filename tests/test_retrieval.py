@@ -10,6 +10,7 @@ from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, reference, resting, vectors
 from scope_recall_engine.reading import intent, retrieval
 from scope_recall_engine.reading.glosses import opening_question
+from scope_recall_engine.truth import vocabulary
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
 from scope_recall_engine.truth.visibility import View
@@ -1057,6 +1058,30 @@ def test_a_short_question_opening_with_a_question_word_of_its_language_is_answer
     asked = retrieval.search(db, view, "wanneer is fenna jarig")
     assert asked.language == "nl" and _ids(asked)[:1] == [ids["birthdays"]]
     assert retrieval.search(db, view, "pff wat een lange dag, ik ben kapot").hits == []
+
+
+@pytest.mark.parametrize(("message", "spelled"), [
+    ("whats my herd no. filling out a form", "whats my herd number. filling out a form"),
+    ("acc nr pls", "acc number pls"), ("Flight No. again?", "Flight number. again?"),
+    ("very hard to say no. tips?", "very hard to say no. tips?"), ("the bus no longer runs", "the bus no longer runs"),
+])
+def test_no_after_a_thing_that_carries_a_number_is_number(message, spelled):
+    assert vocabulary.spelled_out(message) == spelled
+
+
+def test_a_number_asked_for_as_no_is_recalled_first(db, monkeypatch):
+    """"whats my herd no." asks after the herd number, which ranks first among the farm's memories; control: with
+    the shorthand read as typed, "no" is a stop word and the herd number is not first."""
+    donncha = Identity(user="donncha", chat="c1")
+    ids = _fill(db, donncha, {
+        "farm": "Donncha runs a 112-cow spring-calving dairy herd on the home farm near Mallow.",
+        "app": "The user keeps herd records in the Herdwatch app and has Moocall sensors on the heifers.",
+        "milk": "I supply all my milk to Dairygold.", "number": "The user's herd number is Y1472086.",
+        "test": "The herd TB test is booked for 14 March, with the reading on 17 March."})
+    view, message = View(donncha.accessible()), "whats my herd no. filling out a form for the mart"
+    assert _ids(retrieval.search(db, view, message))[:1] == [ids["number"]]
+    monkeypatch.setattr(retrieval, "spelled_out", lambda text: text)
+    assert _ids(retrieval.search(db, view, message))[:1] != [ids["number"]]
 
 
 def test_french_on_is_we_and_comment_on_dit_asks_about_words(db):

@@ -38,7 +38,7 @@ from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
 from scope_recall_engine.truth.visibility import HIT_COLUMNS, VISIBLE, Hit, View, visible_rows
-from scope_recall_engine.truth.vocabulary import DEMONYMS, PETS, RELATIONS
+from scope_recall_engine.truth.vocabulary import DEMONYMS, PETS, RELATIONS, spelled_out
 
 if TYPE_CHECKING:
     import numpy as np
@@ -403,6 +403,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     query = clean_query(query)
     if gated(query) and not _EXACT_ID.match(query):
         return SearchResult([], miss_reason="gated")
+    query = spelled_out(query)  # "whats my herd no." asks after the herd number
     framing = frame_words(query)
     words = [word for word in query_terms(query, content_only=True) if word not in framing][:20]
     since, size = word_window(db, view)

@@ -111,3 +111,18 @@ _CLIPPED = {
 }
 SAME_ROLE = {word: tuple(alike.split()) for word, alike in _SAME_ROLE.items()}
 CLIPPED = {word: tuple(full.split()) for word, full in _CLIPPED.items()}
+# Things that carry a number, which chat writes "herd no.", "policy no", "acc nr": there "no" is "number".
+_NUMBERED = _alternatives(
+    "herd flock policy account acc acct reg registration phone mobile cell ref reference member membership case order "
+    "invoice serial flight seat room house flat apartment unit table locker tax id passport licence license plate bus "
+    "route platform gate badge staff student employee customer tracking booking confirmation claim file patient nhs "
+    "pin roll tag vat insurance contact parcel ticket card bank sort routing branch permit visa pension payroll "
+    "chassis vin engine meter mpan")
+NUMBER_SHORTHAND = re.compile(rf"\b({_NUMBERED})\s+(?:no|nr|num)\b(?!\W*(?:longer|more|one|matter|idea|way|doubt"
+                              r"|need|problem|worries|thanks)\b)", re.IGNORECASE)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with "no." after a thing that carries a number said as "number": "whats my herd no." asks after the
+    herd number, which "no" (a stop word) would never find."""
+    return NUMBER_SHORTHAND.sub(r"\1 number", text)
