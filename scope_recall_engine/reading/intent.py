@@ -97,6 +97,10 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|^(?=(?:\D*\d+){2}).*\b(?:in total|altogether|all together)\W*$"  # "140 at 6,50€ and 90 at 4€: in total?"
     r"|\b[\d.,]+\s*(?:" + _UNITS + r")\s+(?:to|in|into)\s+(?:" + _UNITS + r")\b",  # "8.5 km in miles"
     re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")  # "10.000", "12/5", "5:40": one number each
+_TOTAL = re.compile(  # not "how much have I saved of the 3 goals, 500 for ...": what the user did is theirs to tell
+    r"\b(?:how (?:much|many)(?! (?:\w+ )?(?:have|had|did|do) (?:i|we)\b)|(?:the|in) total|altogether"
+    r"|what(?:'s| is)(?! (?:my|our)\b))\b", re.IGNORECASE)
 _IN_GENERAL = re.compile(  # the user says the answer is not about them: "in general, is a will still valid if ...",
     # "median or mean for outliers? general rule", "how long should a cover letter be these days, generally",
     # "asking for a friend"
@@ -256,7 +260,7 @@ def world_answers(message: str) -> bool:
     my salary" gives no number, and is no sum here; "why does my knee click?" is about the user, "Why are flowers
     important to Melanie?" about Melanie)."""
     message = message.translate(_APOSTROPHES)
-    return (bool(_SUM.search(message) or _WORDING.search(message) or _COMPARES.search(message))
+    return (_sum(message) or bool(_WORDING.search(message) or _COMPARES.search(message))
             or bool(_IN_GENERAL.search(message)) and not _OWN.search(_HOW_DO_I.sub("how to", message))
             or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message)
             or bool(_TO_YOU.search(message)) and not _OWN.search(message))
@@ -265,8 +269,15 @@ def world_answers(message: str) -> bool:
 def _asked_of_anyone(message: str) -> bool:
     """A claim to check, a question about words, a joke or a sum: the world answers it, whoever asks and however
     they put it."""
-    return (any(pattern.search(message) for pattern in (_CLAIM, _WORDING, _SUM))
+    return (_sum(message) or any(pattern.search(message) for pattern in (_CLAIM, _WORDING))
             or bool(_ENTERTAINS.search(message)) and not _WRITES.search(message))  # "a card, with a small joke"
+
+
+def _sum(message: str) -> bool:
+    """Arithmetic or a conversion (``_SUM``), or a sum set out in words with three numbers or more given, which asks
+    how much, how many or the total ("kalau bensin Rp 10.000/liter, motor 45 km/liter, sehari jalan 120 km, sebulan
+    26 hari, habis berapa?"): every number it needs is in the message."""
+    return bool(_SUM.search(message)) or len(_NUMBER.findall(message)) >= 3 and bool(_TOTAL.search(message))
 
 
 def owned_words(message: str) -> set[str]:
