@@ -1101,6 +1101,27 @@ def test_french_on_is_we_and_comment_on_dit_asks_about_words(db):
     assert words.asks_the_world and words.hits == []
 
 
+def test_an_article_that_opens_many_memories_is_no_name_in_their_language(db):
+    """Giuseppe's Italian memories often open with "Il" (as his name opens others): read as Italian, "il" is one of
+    its commonest words, not a name of his, so "Chi ha vinto il Giro d'Italia quest'anno?" asks who won, of the
+    world, and recalls nothing; control: "Quando ho l'operazione all'occhio?" recalls the cataract operation."""
+    giuseppe = Identity(user="giuseppe", chat="c1")
+    ids = _fill(db, giuseppe, {
+        "son": "Il figlio Andrea vive a Londra con la compagna Priya.",
+        "lunch": "Il primo venerdì del mese pranza con gli ex colleghi alla Trattoria da Gianni.",
+        "pressure": "Ha la pressione alta, prende il ramipril e il medico gli ha detto di ridurre il sale.",
+        "eye": "Ha l'operazione di cataratta all'occhio sinistro il 22 ottobre al Sant'Orsola.",
+        "football": "È abbonato al Bologna FC, settore Distinti.",
+        "volunteer": "Giuseppe fa volontariato con Auser: il lunedì accompagna anziani alle visite mediche."})
+    view, question = View(giuseppe.accessible()), "Chi ha vinto il Giro d'Italia quest'anno?"
+    since, size = retrieval.word_window(db, view)
+    counts = retrieval.document_counts(db, view, ["il", "giro"], since)
+    assert retrieval.user_names_in(db, view, question, counts, size, "it") == (set(), False)
+    assert retrieval.user_names_in(db, view, question, counts, size) == ({"il"}, True)  # read as English
+    assert retrieval.search(db, view, question).hits == []
+    assert _ids(retrieval.search(db, view, "Quando ho l'operazione all'occhio?"))[:1] == [ids["eye"]]
+
+
 def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_not(db):
     """"cuanto llevo ahorrado pa berlin?? te lo habia dicho" is a lookup in her life: the Berlin savings come first;
     "por que el cafe se pone amargo..." is asked of the world, and "hola, cómo va" of the assistant: nothing of hers

@@ -342,23 +342,25 @@ def self_names(db, view: View) -> set[str]:
     return names - STOPWORDS
 
 
-def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int) -> tuple[set[str], bool]:
+def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int, language: str | None = None
+                  ) -> tuple[set[str], bool]:
     """The query's words that name the user: a known name (``self_names``), or a name that a large share of the
-    view's memories hold (they are about that person). Second: whether any of them is that common, so that
-    memories holding it would all match on the name alone."""
+    view's memories hold (they are about that person), read in the message's ``language`` ("Il" opens many an
+    Italian memory, and names no one). Second: whether any of them is that common, so that memories holding it
+    would all match on the name alone."""
     common = {term for term, df in counts.items() if size >= COMMON_ROWS and df >= max(2, COMMON_SHARE * size)
               and not _LANGUAGE.fullmatch(term)}  # a learner's memories all say "English": no name of theirs
     known = self_names(db, view)
     spoken = [word.casefold() for word in _WORD.findall(query)]
     split = {part for pair in zip(spoken, spoken[1:]) if "".join(pair) in known for part in pair}  # "Ji-woo"
-    names = {t for t in counts if t in known or t in split or (t in common and _is_name(db, view, t))}
+    names = {t for t in counts if t in known or t in split or (t in common and _is_name(db, view, t, language))}
     return names, bool(names & common)
 
 
-def _is_name(db, view: View, term: str) -> bool:
+def _is_name(db, view: View, term: str, language: str | None = None) -> bool:
     """Whether the view's memories write ``term`` capitalised, as a name: anywhere for a rare word ("Kenji is 68"),
     inside a sentence for one of the language's commonest ("One can of beer on Saturdays" names no one)."""
-    inside = "" if reference.uncommon([term]) else r"(?<=[\w,;:] )"
+    inside = "" if reference.uncommon([term], language) else r"(?<=[\w,;:] )"
     pattern = re.compile(rf"{inside}\b{re.escape(term.capitalize())}\b")
     return any(pattern.search(hit.content) for hit in matching(db, view, [term], limit=5))
 
@@ -408,13 +410,13 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     words = [word for word in query_terms(query, content_only=True) if word not in framing][:20]
     since, size = word_window(db, view)
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
-    names, common = user_names_in(db, view, query, counts, size)
-    terms = [t for t in words if t not in names] or words
     try:
         language, languages_broken = reference.spoken(words, opening_question(query)), None  # "cuanto llevo
         # ahorrado pa berlin", "wanneer is fenna jarig"
     except ConfigError as error:  # English frequencies alone, and the result says so below
         language, languages_broken = None, error
+    names, common = user_names_in(db, view, query, counts, size, language)
+    terms = [t for t in words if t not in names] or words
     typed = {term: meant for term in terms if not counts.get(term) and (meant := reference.spelled(term, language))}
     if typed:  # a mistyped word no memory holds ("dauhgter"): the word it meant, counted like any other
         terms = list(dict.fromkeys(typed.get(term, term) for term in terms))
