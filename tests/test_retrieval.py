@@ -779,6 +779,8 @@ def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(d
     ("prod down. 3rd time this wk. ugh", True), ("Brutal day, lost half the catch. Anyway.", True),
     ("why does the sky go pink at sunset anyway", False), ("knee still sore, doing the 10k anyway", False),
     ("whatever you think is fine, what should I cook tonight", False),
+    ("Rough night. Not after advice, just needed to type it somewhere.", True),
+    ("heute war einfach ein scheißdienst. will nur kurz dampf ablassen, brauch keine tipps", True),
     ("not asking for advice but what do you think of my plan?", False),
     ("ok venting over. anything good to watch tonight?", False), ("the bathroom vent rattles, how do I fix it", False),
 ])
@@ -787,6 +789,33 @@ def test_a_message_that_says_it_asks_for_nothing_is_venting(message, vents):
     one), nor is a closing word that waves it all off ("whatever man", "ugh"); a message that also asks something
     is not venting, nor is "anyway" that carries on with a plan."""
     assert intent.vents(message) is vents
+
+
+@pytest.mark.parametrize(("message", "thanks"), [
+    ("Cheers for the help earlier, that letter was spot on.", True),
+    ("jazakallah khair, the letter to the city council worked 🙏", True),
+    ("Thanks o, the youth loved the icebreaker game you suggested.", True),
+    ("Waheguru ji, thank you for help yesterday 🙏", True), ("thanks! can you make it shorter?", False),
+    ("whats cheers in japanese", False), ("translate 'thank you for your patience' to french", False),
+])
+def test_a_message_that_only_thanks_asks_nothing(message, thanks):
+    """Thanks asks nothing ("help" in "thank you for help yesterday" is no request, nor is "the game you suggested"),
+    unless something else in the message does."""
+    assert intent.thanks(message) is thanks
+
+
+def test_thanks_recalls_nothing_a_request_on_the_same_matter_does(db):
+    """"Cheers for the help earlier, that letter was spot on." speaks of the council letter, but what it thanks for
+    is done: nothing is recalled; control: asking for the next letter recalls the dispute with the council."""
+    callum = Identity(user="callum", chat="c1")
+    ids = _fill(db, callum, SAVER | {
+        "council": "Callum is appealing Glasgow City Council's refusal of his blue badge renewal.",
+        "ms": "Callum has relapsing-remitting MS and gets Ocrevus infusions every six months."})
+    view = View(callum.accessible())
+    thanked = retrieval.search(db, view, "Cheers for the help earlier, that letter to the council was spot on.")
+    assert thanked.small_talk and thanked.hits == []
+    asked = retrieval.search(db, view, "help me write a follow-up letter to the council about the blue badge")
+    assert _ids(asked)[:1] == [ids["council"]]
 
 
 @pytest.mark.parametrize("venting", ["Isla screamed from 5 til 7 and I cried in the shower. not asking anything "

@@ -16,9 +16,9 @@ from scope_recall_engine.truth.vocabulary import LANGUAGES
 
 _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|us)\b",
                   re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
-_ASKS = re.compile(r"\b(?:suggest\w*|recommend\w*|ideas?|tips?|advice|advise|plan|should(?!\s+(?:you|u|one)\b)"
-                   r"|schedule|itinerary|routine|menu|safe|things to do|places to|where to (?:go|eat|stay)"
-                   r"|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
+_ASKS = re.compile(r"\b(?:suggest(?!ed)\w*|recommend(?!ed)\w*|ideas?|tips?|advice|advise|plan"
+                   r"|should(?!\s+(?:you|u|one)\b)|schedule|itinerary|routine|menu|safe|things to do|places to"
+                   r"|where to (?:go|eat|stay)|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
                    r"|something (?:\w+ )?to (?:watch|read|cook|eat|make|bring|wear|buy|listen to|play|learn)"
                    r"|recs?|recos?)\b",
                    re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise,
@@ -111,11 +111,19 @@ _VENTS = re.compile(  # the user says they are only letting off steam or asks fo
     # ok venting over", "not asking anything just needed to tell someone", "bas vent karna tha", "thats it thats the
     # message", or ends by waving it off ("got ghosted after a final round AGAIN. whatever man", "double tmrw ugh")
     r"\b(?:venting|ranting|vent over|rant over|end (?:of )?rant|(?:let me|need(?:ed)? to|want(?:ed)? to|have to"
-    r"|gotta|just) vent|vent karna|not asking (?:anything|for (?:anything|advice|help))|(?:just|only) (?:needed|wanted)"
-    r" to (?:tell|say it to|type it|get it off)|no (?:advice|reply) needed|don'?t need (?:advice|a reply|an answer)"
+    r"|gotta|just) vent|vent karna|not (?:asking|after|looking for|wanting) (?:anything|for (?:anything|advice|help)"
+    r"|advice|help|tips|solutions)|(?:just|only) (?:needed|wanted) to (?:tell|say it|type it|get it off|get it out"
+    r"|write it)(?: (?:somewhere|to someone|to somebody|here|down))?|no (?:advice|reply) needed"
+    r"|don'?t need (?:advice|a reply|an answer|tips)|let(?:ting)? off steam|(?:I want )?(?:\w+ ){0,3}dampf ablassen"
+    r"|(?:need|brauch) keine tips|desahog\w*|desabaf\w*|sfog(?:armi|o)|curhat"
     r"|that'?s it that'?s the (?:message|msg|post))\b|^\W*rant\b"
     r"|(?:^|\W)(?:whatever(?: (?:man|dude|bro|lol))?|u+g+h+|oh well|sigh|smh|fml|meh|so yeah|that'?s my day"
     r"|i'?m done)\W*$|(?:^|[^\w\s])\s*anyway\W*$", re.IGNORECASE)
+_THANKS = re.compile(  # thanks, to its clause's end: "Thanks o, the youth loved ...", "Waheguru ji, thank you for help
+    # yesterday 🙏"; what follows may still ask ("thanks! can you make it shorter?")
+    r"(?:^|[.!,;:]\s*)\W*(?:thanks|thank you|thank u|thx|tysm|cheers|much appreciated|jazakallah\w*|makasih"
+    r"|terima kasih|gracias|merci|danke|obrigad[oa]|grazie|salamat|shukran|asante|dhanyavaad|arigato\w*)\b[^.!?,;]*",
+    re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
@@ -177,7 +185,7 @@ _ASKING = re.compile(  # a question or a request in any shape: "?", a question w
     # like diesel"
     r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|(?:what|when|where|who|how)s|wat|wen"
     r"|should|shall|could|would|any|anything"
-    r"|ideas?|tips?|suggest\w*|recommend\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan|find|list"
+    r"|ideas?|tips?|suggest(?!ed)\w*|recommend(?!ed)\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan|find|list"
     r"|explain|remind|need|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$"
     r"|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will|fix|translate|teach|quiz|turn|chart|gimme|check"
     r"|summari[sz]e|outline|calculate|compute|convert|proofread|rewrite|rephrase|compare|walk me|talk me)\b"
@@ -210,8 +218,15 @@ def asks_anything(message: str) -> bool:
     """Whether the message asks a question or makes a request at all: "ugh its so cold today i cant feel my hands"
     asks nothing, "knee is swollen, what can I take?" and "something good to watch tonight" do; saying it asks
     nothing ("not asking anything", ``_VENTS``) asks nothing."""
-    message = _VENTS.sub(" ", message.translate(_APOSTROPHES))
+    message = _THANKS.sub(" ", _VENTS.sub(" ", message.translate(_APOSTROPHES)))
     return bool(_ASKING.search(message) or _ASKS.search(message) or _WRITES.search(message))
+
+
+def thanks(message: str) -> bool:
+    """Whether the message thanks and asks nothing more ("Cheers for the help earlier, that letter was spot on.",
+    "jazakallah khair, the letter to the city council worked 🙏"): what it thanks for is done."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_THANKS.search(message)) and not asks_anything(message)
 
 
 def vents(message: str) -> bool:

@@ -30,6 +30,7 @@ from scope_recall_engine.reading.intent import (
     general,
     looks_up,
     owned_words,
+    thanks,
     vents,
     world_answers,
     writes_to_someone,
@@ -478,7 +479,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     # "Volvo", "peanut allergy", "上海" (unspaced words counted as the CJK lane's bigrams)
     quiet = not (lookup or _CJK.search(query) or asking)  # no question, no request, no lookup, no unspaced script
     chat = (bool(lane and worded and lane.scores.small_talk) and quiet and not of_theirs  # "long day man, 11 hours"
-            or vents(asked))  # "ok venting over", "Isla screamed from 5 til 7 ... not asking anything": said outright
+            or vents(asked) or thanks(asked))  # "ok venting over", "Isla screamed from 5 til 7 ... not asking
+    # anything": said outright; "Cheers for the help earlier, that letter was spot on."
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     if likely is not None and not (names or particular or asks_about_user(asked, again=False)):  # not over what the
         # user told (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it thats the msg")
