@@ -14,8 +14,9 @@ import re
 
 from scope_recall_engine.truth.vocabulary import LANGUAGES
 
-_OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|us)\b",
-                  re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me")
+_OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|(?!(?-i:US))us)\b",
+                  re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me"; "the US"
+# is a country)
 _ASKS = re.compile(r"\b(?:suggest(?!ed)\w*|recommend(?!ed)\w*|ideas?|tips?|advice|advise|plan"
                    r"|should(?!\s+(?:you|u|one)\b)|schedule|itinerary|routine|menu|safe|things to do|places to"
                    r"|where to (?:go|eat|stay)|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
@@ -152,6 +153,8 @@ _VERSUS = re.compile(r"\b(?:vs|versus)\b", re.IGNORECASE)  # "Kotlin: `let` vs `
 _COMPARES = re.compile(  # "remind me the difference between a stage 2 and stage 3 pressure injury": two things the
     # world tells apart, whoever asks; not "the difference between my two quotes" (up to the clause's end)
     r"\bdiff(?:erence)? between\b(?![^.?!;,]*\b(?:i|i'm|i've|my|mine|we|we're|our|ours|me|us)\b)", re.IGNORECASE)
+_DIFFERS = re.compile(r"\bdiffer(?:s|ent)? (?:from|to)\b", re.IGNORECASE)  # "how is the Notarzt system different from
+# how paramedics work in the UK?": two things the world tells apart, when the message speaks of nothing of the user's
 _WHY = re.compile(  # "why does coffee make u pee so much", "why must insulin stay in the fridge": not "why do I",
     # "why does my knee", "why is she", "why is it" (the question's subject is someone of the user's, or unsaid)
     r"^\W*why (?:do|does|did|is|are|was|were|must|should|can|would|will) (?!(?:i|we|you|u|my|our|me|us|it|this|that"
@@ -276,6 +279,7 @@ def world_answers(message: str) -> bool:
     important to Melanie?" about Melanie)."""
     message = message.translate(_APOSTROPHES)
     return (_sum(message) or bool(_WORDING.search(message) or _COMPARES.search(message))
+            or bool(_DIFFERS.search(message)) and not _OWN.search(message)
             or bool(_IN_GENERAL.search(message)) and not _OWN.search(_HOW_DO_I.sub("how to", message))
             or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message)
             or bool(_TO_YOU.search(message)) and not _OWN.search(message))
