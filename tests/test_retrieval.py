@@ -9,7 +9,7 @@ from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, reference, resting, vectors
 from scope_recall_engine.reading import intent, retrieval
-from scope_recall_engine.reading.glosses import opening_question
+from scope_recall_engine.reading.glosses import gloss, question_languages
 from scope_recall_engine.truth import vocabulary
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
@@ -641,8 +641,12 @@ def test_a_message_in_another_language_is_weighed_in_it():
     assert reference.spoken(["festa", "tomorrow", "school"]) is None  # one sign is a name or a loan word
     short = "wanneer is fenna jarig"  # ... unless it opens the question
     terms = retrieval.query_terms(short, content_only=True)
-    assert reference.spoken(terms) is None and reference.spoken(terms, opening_question(short)) == "nl"
-    assert opening_question("when is fenna's birthday") is None and opening_question("¿Cuándo es?") == "cuando"
+    assert reference.spoken(terms) is None and reference.spoken(terms, question_languages(short)) == "nl"
+    assert question_languages("when is fenna's birthday") == () and "es" in question_languages("¿Cuándo es?")
+    closing = "vize randevum ne zamandı"  # ... or closes it, as Turkish does
+    terms = retrieval.query_terms(closing, content_only=True)
+    assert reference.spoken(terms) is None and reference.spoken(terms, question_languages(closing)) == "tr"
+    assert gloss(closing, "tr") == "vize randevum when"
     for message, language in (("si vendo 140 bocadillos a 6,50€ y 90 bravas a 4€, cuánto es en total?", "es"),
                               ("rechne mal 17,5 % von 2.340", "de")):  # as many signs of French, of Slovak:
         assert reference.spoken(retrieval.query_terms(message, content_only=True)) == language  # its other words
@@ -1247,7 +1251,7 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("R249.99 x 3 plus R89.50, what's the total", True), ("what's my bib number for the 10k on 12/5?", False),
     ("how much have I saved of the 3 goals, 500 for the trip, 200 for the bike", False),
     ("how is the Notarzt system in Austria different from how paramedics work in the UK or US?", True),
-    ("how is my diet different from keto?", False),
+    ("how is my diet different from keto?", False), ("127 x 45 how much", True),
     ("How many days between 15 July and 8 September", True), ("how many days until my birthday", False),
     ("1 USD to rupiah roughly how much now", True), ("I need 200 dollars to pay rent, any ideas", False),
     ("whit's 12.5 hours times 3 plus a 7.5 hour bank shift", True), ("I have 3 kids plus 2 dogs, suggest a car", False),

@@ -91,18 +91,18 @@ def _signs() -> dict[str, tuple[str, ...]]:
         raise ConfigError(f"the recall reference {path} is missing or corrupt ({error}): reinstall") from None
 
 
-def spoken(terms: list[str], opening: str | None = None) -> str | None:
+def spoken(terms: list[str], asked_in: tuple[str, ...] = ()) -> str | None:
     """The language besides English the terms are written in: the one with the most signs, SPOKEN_SIGNS at least
     ("cuanto llevo ahorrado pa berlin", "qual era o nome do moinho again?"), or None; of languages with as many,
     the one whose table holds more of the terms. Fewer signs are too few (a name, a loan word), unless the message
-    opens with a question word that is a sign of a language (``opening``, ``glosses.opening_question``: "wanneer is
-    fenna jarig") and English does not know most of its words. Its table is loaded here, so a broken one is
-    reported before any word is weighed."""
+    opens or closes with a question word of a language (``asked_in``, ``glosses.question_languages``: "wanneer is
+    fenna jarig", "vize randevum ne zamandı") and English does not know most of its words. Its table is loaded
+    here, so a broken one is reported before any word is weighed."""
     signs = _signs()
     counted = collections.Counter(language for term in set(terms) for language in signs.get(term, ()))
     most = max(counted.values(), default=0)
     if most < SPOKEN_SIGNS:
-        tied = list(signs.get(opening, ())) if opening and not english(terms) else []  # "ne, what was the dose?"
+        tied = list(asked_in) if asked_in and not english(terms) else []  # not "ne, what was the dose?"
     else:
         tied = [language for language, count in counted.items() if count == most]  # "si ... y ... es en": es or fr?
     return max(tied, key=lambda language: (_known(language, terms), language), default=None)

@@ -148,7 +148,7 @@ _FILIPINO = {
     "tulungan mo ako": "help me", "tulong": "help", "isulat": "write", "sulatan": "write",
     "ipaalala": "remind me", "paalala": "remind me", "sinabi ko": "I told you", "ipaliwanag": "explain",
     "isalin": "translate", "biro": "joke", "sabi": "says", "sabi ng": "says", "totoo ba": "is it true",
-    "totoo": "true", "pagkakaiba ng": "difference between", "ulit": "again",
+    "totoo": "true", "pagkakaiba ng": "difference between", "ulit": "again", "ng": "of",
 }
 _INDONESIAN = {  # and Malay, which the language signs often name for it
     "saya": "I", "aku": "I", "gue": "I", "gw": "I", "kami": "we", "kita": "we", "kenapa": "why", "mengapa": "why",
@@ -167,7 +167,8 @@ _INDONESIAN = {  # and Malay, which the language signs often name for it
 _TURKISH = {  # folded: "ş" as "s", "ç" as "c", "ö" as "o" ("ı" has no accent to lose)
     "ben": "I", "benim": "my", "biz": "we", "bizim": "our", "neden": "why", "niye": "why", "nicin": "why",
     "ne zaman": "when", "nerede": "where", "nereye": "where", "kim": "who", "hangi": "which",
-    "ne kadar": "how much", "kac": "how many", "nasıl": "how", "ne": "what", "nedir": "what is", "oneri": "suggest",
+    "ne kadar": "how much", "ne zamandı": "when", "ne zamandi": "when", "neydi": "what was", "kac": "how many",
+    "nasıl": "how", "ne": "what", "nedir": "what is", "oneri": "suggest",
     "oner": "suggest", "onerir misin": "recommend", "tavsiye": "recommend", "fikir": "idea", "ipucu": "tips",
     "yardım": "help", "yardım et": "help me", "yaz": "write", "yazar mısın": "write", "hatırlat": "remind me",
     "acıkla": "explain", "acıklar mısın": "explain", "cevir": "translate", "fıkra": "joke", "saka": "joke",
@@ -241,17 +242,17 @@ def _phrases(language: str) -> re.Pattern:
 
 
 _QUESTION_WORDS = frozenset({"why", "when", "where", "who", "which", "what", "how", "how much", "how many"})
-_FIRST_WORD = re.compile(r"\w+")
+_WORDS = re.compile(r"\w+")
 
 
-def opening_question(message: str) -> str | None:
-    """The message's first word, folded, when a glossary says it asks a question ("wanneer", "cuándo", "kailan"):
-    it names the message's language where too few other words do (``reference.spoken``)."""
-    first = _FIRST_WORD.search(fold(message).lower())
-    if first is None:
-        return None
-    word = first.group(0)
-    return word if any(glossary.get(word) in _QUESTION_WORDS for glossary in GLOSSARIES.values()) else None
+def question_languages(message: str) -> tuple[str, ...]:
+    """The languages whose glossary says the message's first word, or its last word or two, asks a question
+    ("wanneer is fenna jarig", "vize randevum ne zamandı": a question word opens a question in most languages and
+    closes it in Turkish): they name the message's language where too few other words do (``reference.spoken``)."""
+    words = _WORDS.findall(fold(message).lower())
+    edges = {*words[:1], *words[-1:], " ".join(words[-2:])} if words else set()
+    return tuple(language for language, glossary in GLOSSARIES.items()
+                 if any(glossary.get(word) in _QUESTION_WORDS for word in edges))
 
 
 def gloss(message: str, language: str | None) -> str:

@@ -86,7 +86,7 @@ _UNITS = (r"km|kms|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|cm|mm|inch(?:es)?|fe
 _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?", "1 250 $ divided by 8",
     # "how many ounces in a pound?"
     r"^\W*(?:(?:what'?s|what is|calculate|work out)\s+)?[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\s*(?:%\s*of|x|\*|\+|-|/"
-    r"|times|plus|minus|divided by)\s*[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?\W*$"
+    r"|times|plus|minus|divided by)\s*[$€£]?[\d.,]+(?: \d{3})*\s*[$€£]?(?:\W*(?:how much|what is|is what))?\W*$"
     r"|\bhow many \w+(?: \w+)? (?:in|are in|is|are|make|makes) (?:a|an|one) \w+(?:\W*$|\s*[,.;?])|\bconvert -?[\d.,]+"
     r"|\b[\d.]+\s*(?:%|percent|per cent) (?:\w+ )?(?:of|on|off) [$€£]?[\d.,]+"  # "an 18% tip on $64.50", "20% off £40"
     r"|[$€£]\s?[\d.,]+\b.*\b[\d.]+\s*%.*\bhow much\b"  # "the cake costs $68, with 15% off how much is it?"
