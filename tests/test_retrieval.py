@@ -998,6 +998,9 @@ def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_lif
     ("whens kaylas bday", True), ("whats my goal weight i told u", True), ("wat days do i get mateo", True),
     ("fix this: 'the glacier have retreat 300 meter'", True), ("quiz me on conductor colour codes", True),
     ("rusty threw up twice today is that bad", True), ("the fix is in, they fired the coach", False),
+    ("lmao customer today asked if i could fix her microwave while i was there", False),
+    ("boss asked if i can pick up 3 extra shifts this fortnight, should i say yes", True),
+    ("Monday. Coffee machine's broken. Send help.", False),
 ])
 def test_a_message_asks_something_by_a_question_or_a_request_in_any_shape(message, asks):
     assert intent.asks_anything(message) is asks

@@ -116,7 +116,7 @@ _VENTS = re.compile(  # the user says they are only letting off steam or asks fo
     r"|advice|help|tips|solutions)|(?:just|only) (?:needed|wanted) to (?:tell|say it|type it|get it off|get it out"
     r"|write it)(?: (?:somewhere|to someone|to somebody|here|down))?|no (?:advice|reply) needed"
     r"|don'?t need (?:advice|a reply|an answer|tips)|let(?:ting)? off steam|(?:I want )?(?:\w+ ){0,3}dampf ablassen"
-    r"|(?:need|brauch) keine tips|desahog\w*|desabaf\w*|sfog(?:armi|o)|curhat"
+    r"|(?:need|brauch) keine tips|desahog\w*|desabaf\w*|sfog(?:armi|o)|curhat|send help|pray for me|wish me luck"
     r"|that'?s it that'?s the (?:message|msg|post))\b|^\W*rant\b"
     r"|(?:^|\W)(?:whatever(?: (?:man|dude|bro|lol))?|u+g+h+|oh well|sigh|smh|fml|meh|so yeah|that'?s my day"
     r"|i'?m done)\W*$|(?:^|[^\w\s])\s*anyway\W*$", re.IGNORECASE)
@@ -125,6 +125,9 @@ _THANKS = re.compile(  # thanks, to its clause's end: "Thanks o, the youth loved
     r"(?:^|[.!,;:]\s*)\W*(?:thanks|thank you|thank u|thx|tysm|cheers|much appreciated|jazakallah\w*|makasih"
     r"|terima kasih|gracias|merci|danke|obrigad[oa]|grazie|salamat|shukran|asante|dhanyavaad|arigato\w*)\b[^.!?,;]*",
     re.IGNORECASE)
+_REPORTED = re.compile(  # a question someone else asked, told as a story: "lmao customer today asked if i could fix
+    # her microwave while i was there"; what the user asks, if anything, is said apart ("... should i say yes")
+    r"\basked(?: me| us)? (?:if|whether)\b[^.?!,;]*", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
@@ -221,7 +224,7 @@ def asks_anything(message: str) -> bool:
     """Whether the message asks a question or makes a request at all: "ugh its so cold today i cant feel my hands"
     asks nothing, "knee is swollen, what can I take?" and "something good to watch tonight" do; saying it asks
     nothing ("not asking anything", ``_VENTS``) asks nothing."""
-    message = _THANKS.sub(" ", _VENTS.sub(" ", message.translate(_APOSTROPHES)))
+    message = _REPORTED.sub(" ", _THANKS.sub(" ", _VENTS.sub(" ", message.translate(_APOSTROPHES))))
     return bool(_ASKING.search(message) or _ASKS.search(message) or _WRITES.search(message))
 
 
