@@ -1121,6 +1121,29 @@ def test_a_number_asked_for_as_no_is_recalled_first(db, monkeypatch):
     assert _ids(retrieval.search(db, view, message))[:1] != [ids["number"]]
 
 
+def test_someone_named_in_a_list_after_a_relation_is_someone_of_the_users(db, monkeypatch):
+    """"their two boys, Owen (14) and Rhys (10)" names Rhys as one of Gareth's, so "Rhys's school trip has been moved
+    ... How do I best explain it to him tonight?" rests on him (explaining something to him is a talk to have, not
+    an explanation of the world) and recalls that change is hard for him; control: read without the list, Rhys is
+    no one of Gareth's and nothing is recalled."""
+    assert retrieval._kin_in("his wife Sian and their two boys, Owen (14) and Rhys (10).") >= {"Sian", "Owen", "Rhys"}
+    gareth = Identity(user="gareth", chat="c1")
+    ids = _fill(db, gareth, SAVER | {
+        "family": "Gareth lives in Horsforth with his wife Sian and their two boys, Owen (14) and Rhys (10).",
+        "rhys": "Rhys is autistic and finds sudden changes of plan hard; the family uses a planner on the fridge.",
+        "rugby": "Owen plays rugby for Horsforth juniors on Sunday mornings.",
+        "pressure": "Gareth has high blood pressure and takes amlodipine 5 mg every morning.",
+        "trains": "Gareth drives Class 158 and 195 units for Northern out of Leeds.",
+        "sian": "Sian works as a pharmacist in Headingley.", "mum": "Gareth's mum lives in Pontypridd.",
+        "football": "Gareth supports Leeds United and has a season ticket."})
+    view = View(gareth.accessible())
+    message = ("Rhys's school trip has been moved from Tuesday to Thursday at short notice. How do I best explain it "
+               "to him tonight?")
+    assert ids["rhys"] in _ids(retrieval.search(db, view, message))[:3]
+    monkeypatch.setattr(retrieval, "_KIN_LISTED", re.compile("(?!)"))
+    assert retrieval.search(db, view, message).hits == []
+
+
 def test_french_on_is_we_and_comment_on_dit_asks_about_words(db):
     """Spoken French says "on" for "we": "combien on avait mis de côté pour les travaux ?" asks after the couple's own
     savings, which are recalled; "comment on dit « bon rétablissement » en anglais ?" asks how to say it, and nothing

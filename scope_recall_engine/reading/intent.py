@@ -130,7 +130,8 @@ _REPORTED = re.compile(  # a question someone else asked, told as a story: "lmao
     r"\basked(?: me| us)? (?:if|whether)\b[^.?!,;]*", re.IGNORECASE)
 _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact about the world, not for a
     # particular of someone's life (when, where, who, which name, how much)
-    r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)|explain\w*"
+    r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)"
+    r"|explain\w*(?!(?: \w+)? to (?:him|her|them|my|our|his|their)\b)"  # not "explain it to him": a talk to have
     r"|who (?:(?:actually|really|first|originally) )?(?:wrote|invented|discovered|painted|composed|directed|founded"
     r"|built|won|wins?|designed|created|sang|coined|illustrated|translated|produced|starred in|sculpted)"
     r"|\b(?:when|where|which|what|how (?:much|many|often|long)) (?:should|must|do|would) (?:you|u|one)"

@@ -53,6 +53,9 @@ _KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's",
     r"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
     rf"|\b(?:(?:{RELATIONS}|{PETS}),? (?:(?:called|named|nicknamed) )?|(?:called|named|nicknamed),? )"
     r"(?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)  # "a cat called Pumpkin": the name, not "called"
+_KIN_LISTED = re.compile(  # each name of a list after a relation: "their two boys, Owen (14) and Rhys (10)"
+    rf"\b(?:{RELATIONS}|{PETS}),? (?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*"
+    r"(?: \(\d+\))?){1,5})", re.IGNORECASE)
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but
@@ -384,11 +387,18 @@ def kin_named(db, view: View, query: str, counts: dict[str, int]) -> set[str]:
     except ConfigError:  # the language's frequencies are missing: possessives alone (search says so)
         uncommon = set()
     for term in uncommon | possessed.intersection(held):  # "pumpkin's been sick": a name however common
-        names = {name for hit in matching(db, view, [term], limit=5) for match in _KIN.finditer(hit.content)
-                 if (name := match.group("own") or match.group("given"))[0].isupper()}
+        names = {name for hit in matching(db, view, [term], limit=5) for name in _kin_in(hit.content)
+                 if name[0].isupper()}
         if term in {name.casefold() for name in names}:
             found.add(term)
     return found
+
+
+def _kin_in(text: str) -> set[str]:
+    """The names ``text`` gives someone of the user's (``_KIN``), each of a list after a relation too."""
+    return ({match.group("own") or match.group("given") for match in _KIN.finditer(text)}
+            | {name for match in _KIN_LISTED.finditer(text) for name in _WORD.findall(match.group("names"))
+               if len(name) > 1 and not name.isdigit() and name.casefold() != "and"})
 
 
 def wordings(query: str, names: set[str], common: bool) -> list[str]:
