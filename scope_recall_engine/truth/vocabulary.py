@@ -19,7 +19,11 @@ RELATIONS = _alternatives(
     "mother-in-law father-in-law sister-in-law brother-in-law best_friend boys girls kids children sons daughters "
     "grandchildren grandkids twins")
 PETS = _alternatives("dog cat puppy kitten parrot hamster rabbit bunny horse pony turtle tortoise lizard snake "
-                     "guinea_pig budgie ferret gecko goldfish")
+                     "guinea_pig budgie ferret gecko goldfish cockatiel canary "
+                     # a pet is often called by its breed: "their beagle, Pistache"
+                     "beagle collie spaniel terrier poodle retriever husky dachshund pug cockapoo cavapoo "
+                     "labradoodle greyhound whippet chihuahua bulldog kelpie heeler sheepdog corgi schnauzer "
+                     "rottweiler doberman tabby")
 DIETS = _alternatives("vegetarian vegan pescatarian pescetarian flexitarian plant-based keto paleo carnivore "
                       "fruitarian teetotal teetotaller teetotaler sober kosher halal gluten-free dairy-free "
                       "lactose-free")
