@@ -354,9 +354,12 @@ def test_doctor_finds_the_shipped_reference(db):
     ("put together a short notice for the members about the bus cuts", True), ("any recs for a quiet pub", True),
     ("write a regex that matches an email address", False),
     ("when should you use an en dash instead of an em dash?", False), ("how often should one descale a kettle", False),
+    ("Ayra wants to watch cartoons the whole evening, how do i handle it without a meltdown", True),
+    ("leo was up at 2 again. how do I break this without the whole house waking up", True),
 ])
 def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
     assert intent.asks_for_context(message) is asks
+    assert not (asks and intent.about_the_world(message))
 
 
 @pytest.mark.parametrize(("message", "owned"), [
@@ -1194,6 +1197,8 @@ def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_no
         ids["berlin"]]
     why = retrieval.search(db, view, "por que el cafe se pone amargo si lo dejas mucho en la jarra")
     assert why.asks_the_world and why.hits == []
+    sore = gloss("me mata el pie otra vez después del doble turno, qué hago hoy en la noche", "es")
+    assert intent.asks_anything(sore) and intent.asks_for_context(sore)  # "qué hago": what should I do
     greeting = retrieval.search(db, view, "hola, cómo va")  # after the assistant: glossed, its "cómo" is "how"
     assert greeting.language == "es" and greeting.asks_the_world and greeting.hits == []
 

@@ -23,6 +23,8 @@ _SPANISH = {
     "por que": "why", "porque": "because", "cuando": "when", "donde": "where", "quien": "who", "cual": "which",
     "cuales": "which", "cuanto": "how much", "cuanta": "how much", "cuantos": "how many", "cuantas": "how many",
     "como": "how", "cuanto es": "what is", "cuanto son": "what is", "que es": "what is", "en total": "in total",
+    "que hago": "what should I do", "que hacer": "what to do", "que puedo": "what can I", "otra vez": "again",
+    "de nuevo": "again",
     "idea": "idea", "consejo": "advice", "consejos": "tips", "recomienda": "recommend",
     "recomiendas": "recommend", "recomendas": "recommend", "recomendame": "recommend", "recomiendame": "recommend",
     "recomendacion": "recommend", "recomendaciones": "recommend", "sugerencia": "suggest",

@@ -31,6 +31,10 @@ _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who i
     r"|\b(?:notice|announcement|letter|speech|invitation)\b.*\bwording\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
+_SITUATION = re.compile(  # "how do i handle it without a meltdown", "how do I break this": the user's own situation,
+    # not how a thing is done
+    r"\bhow (?:do|should|can|could|would) (?:i|we) (?:best )?(?:handle|deal with|cope|manage|help|approach|break)\b",
+    re.IGNORECASE)
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", "did Erik and I"), "what's my ...",
     # "how old is my ...", "the figure I gave you", "remind me", or asked bare: "my shoe size?"
     r"\b(?:(?:do|did|does|am|are|r|was|were|have|had|will)\s+(?:\w+\s+(?:and|&|n)\s+)?(?:i|we)"
@@ -203,8 +207,10 @@ _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my 
 
 def asks_for_context(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks for advice, a plan or a recommendation."""
-    message = _FRAMING.sub("", _AS_IF.sub("", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))))
-    return bool(_OWN.search(message) or _ASKS.search(message) or _WRITES.search(message))
+    message = message.translate(_APOSTROPHES)
+    situation = _SITUATION.search(message)
+    message = _FRAMING.sub("", _AS_IF.sub("", _HOW_DO_I.sub("how to", message)))
+    return bool(situation or _OWN.search(message) or _ASKS.search(message) or _WRITES.search(message))
 
 
 def asks_about_user(message: str, *, again: bool = True) -> bool:
@@ -255,7 +261,7 @@ def about_the_world(message: str) -> bool:
     do pandas like to eat?") or how a thing is done ("how do I bake sourdough bread?"): on a topic of the user's
     kinds of need, it still rests on nothing of theirs."""
     message = message.translate(_APOSTROPHES)
-    return _asked_of_anyone(message) or general(message) and bool(
+    return _asked_of_anyone(message) or general(message) and not _SITUATION.search(message) and bool(
         _OTHERS.search(message) or _HOW_TO.search(message) or _EXPLAINS.search(message) or _VERSUS.search(message))
 
 
