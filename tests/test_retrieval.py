@@ -983,6 +983,8 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("what's the origin of my surname, Okafor?", False), ("Who illustrated The Gruffalo?", True),
     ("when should you use a semicolon instead of a comma?", True), ("how often should one water a cactus", True),
     ("what do you think I should cook tonight?", False), ("when should I book Bryn's jabs?", False),
+    ("who was the architect of the Sydney Opera House?", True), ("who's the author of Dune", True),
+    ("who's the author of my book club's pick?", False),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world
@@ -1285,6 +1287,9 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("how much have I saved of the 3 goals, 500 for the trip, 200 for the bike", False),
     ("how is the Notarzt system in Austria different from how paramedics work in the UK or US?", True),
     ("how is my diet different from keto?", False), ("127 x 45 how much", True),
+    ("where does a big food bank like gleaners even get all its food from? always wondered", True),
+    ("How did the Eisteddfod start? I have always wondered how old it is.", True),
+    ("I'm curious how much I've saved", False),
     ("How many days between 15 July and 8 September", True), ("how many days until my birthday", False),
     ("1 USD to rupiah roughly how much now", True), ("I need 200 dollars to pay rent, any ideas", False),
     ("whit's 12.5 hours times 3 plus a 7.5 hour bank shift", True), ("I have 3 kids plus 2 dogs, suggest a car", False),

@@ -136,6 +136,8 @@ _EXPLAINS = re.compile(  # a request for an explanation, a definition or a fact 
     # particular of someone's life (when, where, who, which name, how much)
     r"(?:^|\b)(?:why|how (?:does|did|is|are|was|were|can|could|would|long|come)|how do (?!i\b|we\b)"
     r"|explain\w*(?!(?: \w+)? to (?:him|her|them|my|our|his|their)\b)"  # not "explain it to him": a talk to have
+    r"|who(?:'s|s)? (?:\w+ ){0,2}(?:composer|author|writer|inventor|founder|painter|architect|director|creator"
+    r"|designer) of (?!(?:my|our)\b)"
     r"|who (?:(?:actually|really|first|originally) )?(?:wrote|invented|discovered|painted|composed|directed|founded"
     r"|built|won|wins?|designed|created|sang|coined|illustrated|translated|produced|starred in|sculpted)"
     r"|\b(?:when|where|which|what|how (?:much|many|often|long)) (?:should|must|do|would) (?:you|u|one)"
@@ -178,8 +180,12 @@ _HOW_TO = re.compile(r"\bhow (?:to|(?:do|does|would|can|could|should) (?:i|we|on
 _ME = re.compile(r"\bme\b", re.IGNORECASE)
 _FRAMING = re.compile(  # "I can never remember: is it affect or effect?", "I'm curious, how far is the moon?"
     r"\bi(?:'m| am)? (?:can never|can't|cannot|never|always|keep) (?:remember(?:ing)?|forget(?:ting)?|recall)\b"
-    r"|\bi(?:'m| am) (?:just |so |a bit |rather )?(?:curious|wondering|bored)\b|\bi (?:was |just )?wonder(?:ed|ing)?\b",
+    r"|\bi(?:'m| am) (?:just |so |a bit |rather )?(?:curious|wondering|bored)\b|\bi (?:was |just )?wonder(?:ed|ing)?\b"
+    r"|\b(?:i'?ve |i have )?always wondered\b",
     re.IGNORECASE)  # how a general question is put, not what it rests on ("I'm bored, tell me a joke")
+_CURIOUS = re.compile(  # "where does a big food bank get all its food from? always wondered": asked out of curiosity
+    r"\b(?:always wondered|just curious|(?:i'?m|i am) (?:just )?curious|out of (?:pure )?curiosity"
+    r"|random question)\b", re.IGNORECASE)
 _AS_IF = re.compile(r"\b(?:like|as if|as though) (?:i'm|i am) (?:an? )?\w+",
                     re.IGNORECASE)  # "explain it like I'm five": a figure of speech, not the user
 _HOW_IT_WORKS = re.compile(  # "how do magnets work?", "explain how quicksort works with an example"; not I or we
@@ -290,6 +296,7 @@ def world_answers(message: str) -> bool:
     message = message.translate(_APOSTROPHES)
     return (_sum(message) or bool(_WORDING.search(message) or _COMPARES.search(message))
             or bool(_DIFFERS.search(message)) and not _OWN.search(message)
+            or bool(_CURIOUS.search(message)) and general(message)
             or bool(_IN_GENERAL.search(message)) and not _OWN.search(_HOW_DO_I.sub("how to", message))
             or bool(_WHY.search(message)) and not _NAMED_INSIDE.search(message)
             or bool(_TO_YOU.search(message)) and not _OWN.search(message))
