@@ -236,7 +236,8 @@ def looks_up(message: str) -> bool:
 def asks_anything(message: str) -> bool:
     """Whether the message asks a question or makes a request at all: "ugh its so cold today i cant feel my hands"
     asks nothing, "knee is swollen, what can I take?" and "something good to watch tonight" do; saying it asks
-    nothing ("not asking anything", ``_VENTS``) asks nothing."""
+    nothing ("not asking anything", ``_VENTS``), thanks (``_THANKS``) and a question someone else asked, told as a
+    story (``_REPORTED``: "customer today asked if i could fix her microwave"), ask nothing."""
     message = _REPORTED.sub(" ", _THANKS.sub(" ", _VENTS.sub(" ", message.translate(_APOSTROPHES))))
     return bool(_ASKING.search(message) or _ASKS.search(message) or _WRITES.search(message))
 
