@@ -1469,7 +1469,7 @@ def test_a_message_that_asks_nothing_and_rests_on_nothing_of_the_users_is_small_
     view, moan = View(meenal.accessible()), "pune traffic today I swear. 50 min stuck on the drive to the office"
     _probe_says(monkeypatch, retrieval.RESTS_UNLIKELY - 0.05)
     for complaint in (moan, moan.replace("traffic", "traffic AGAIN")):  # a bare "again": the day repeats itself
-        found = retrieval.search(db, view, complaint)
+        found = retrieval.search(db, view, complaint, budget=30.0)  # the lane's reading, however busy the machine
         assert found.small_talk and found.hits == [], complaint
     assert ids["commute"] in _ids(retrieval.search(db, view, moan + ". any faster route to the office?"))
     assert ids["commute"] in _ids(retrieval.search(db, view, "how long is my drive to the office again?"))
