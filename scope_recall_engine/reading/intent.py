@@ -202,7 +202,8 @@ _ASKING = re.compile(  # a question or a request in any shape: "?", a question w
     # like diesel"
     r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|(?:what|when|where|who|how)s|wat|wen"
     r"|should|shall|could|would|any|anything"
-    r"|ideas?|tips?|suggest(?!ed)\w*|recommend(?!ed)\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan|find|list"
+    r"|ideas?|tips?|suggest(?!ed)\w*|recommend(?!ed)\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan"
+    r"|find|list"
     r"|explain|remind|need|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$"
     r"|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will|fix|translate|teach|quiz|turn|chart|gimme|check"
     r"|summari[sz]e|outline|calculate|compute|convert|proofread|rewrite|rephrase|compare|walk me|talk me)\b"
@@ -245,15 +246,19 @@ def asks_anything(message: str) -> bool:
 def thanks(message: str) -> bool:
     """Whether the message thanks and asks nothing more ("Cheers for the help earlier, that letter was spot on.",
     "jazakallah khair, the letter to the city council worked 🙏"): what it thanks for is done."""
-    message = message.translate(_APOSTROPHES)
-    return bool(_THANKS.search(message)) and not asks_anything(message)
+    return _says_only(_THANKS, message)
 
 
 def vents(message: str) -> bool:
     """Whether the user says they are only venting ("3 meetings back to back and NONE had an agenda. ok venting
     over"): unless it also asks something, nothing of theirs is needed to listen."""
+    return _says_only(_VENTS, message)
+
+
+def _says_only(pattern: re.Pattern, message: str) -> bool:
+    """Whether the message says what ``pattern`` finds (venting, thanks) and asks nothing besides."""
     message = message.translate(_APOSTROPHES)
-    return bool(_VENTS.search(message)) and not asks_anything(message)
+    return bool(pattern.search(message)) and not asks_anything(message)
 
 
 def writes_to_someone(message: str) -> bool:

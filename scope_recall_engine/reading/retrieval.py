@@ -49,13 +49,14 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 _REPEATED_USER = re.compile(r"the user(?:[\s-]+the user)+")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
+_KIN_WORD = rf"(?:{RELATIONS}|{PETS})(?: {PETS})?"  # "brother", "beagle", "tabby cat"
 _KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's", "called Bryn", "brother Dayo"
     r"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
-    rf"|\b(?:(?:{RELATIONS}|{PETS})(?: {PETS})?,? (?:(?:called|named|nicknamed) )?|(?:called|named|nicknamed),? )"
+    rf"|\b(?:{_KIN_WORD},? (?:(?:called|named|nicknamed) )?|(?:called|named|nicknamed),? )"
     r"(?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)  # "a cat called Pumpkin": the name, not "called"
 _KIN_LISTED = re.compile(  # each name of a list after a relation: "their two boys, Owen (14) and Rhys (10)"
-    rf"\b(?:{RELATIONS}|{PETS})(?: {PETS})?,? (?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*"
-    r"(?: \(\d+\))?){1,5})", re.IGNORECASE)
+    rf"\b{_KIN_WORD},? (?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*(?: \(\d+\))?){{1,5}})",
+    re.IGNORECASE)
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but

@@ -122,11 +122,11 @@ _NUMBERED = _alternatives(
     "route platform gate badge staff student employee customer tracking booking confirmation claim file patient nhs "
     "pin roll tag vat insurance contact parcel ticket card bank sort routing branch permit visa pension payroll "
     "chassis vin engine meter mpan")
-NUMBER_SHORTHAND = re.compile(rf"\b({_NUMBERED})\s+(?:no|nr|num)\b(?!\W*(?:longer|more|one|matter|idea|way|doubt"
-                              r"|need|problem|worries|thanks)\b)", re.IGNORECASE)
+_NUMBER_SHORTHAND = re.compile(rf"\b({_NUMBERED})\s+(?:no|nr|num)\b(?!\W*(?:longer|more|one|matter|idea|way|doubt"
+                               r"|need|problem|worries|thanks)\b)", re.IGNORECASE)
 
 
 def spelled_out(text: str) -> str:
     """``text`` with "no." after a thing that carries a number said as "number": "whats my herd no." asks after the
     herd number, which "no" (a stop word) would never find."""
-    return NUMBER_SHORTHAND.sub(r"\1 number", text)
+    return _NUMBER_SHORTHAND.sub(r"\1 number", text)
