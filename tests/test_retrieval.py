@@ -791,6 +791,9 @@ def test_a_word_in_passing_of_a_general_question_recalls_nothing_a_lookup_does(d
     ("heute war einfach ein scheißdienst. will nur kurz dampf ablassen, brauch keine tipps", True),
     ("not asking for advice but what do you think of my plan?", False),
     ("ok venting over. anything good to watch tonight?", False), ("the bathroom vent rattles, how do I fix it", False),
+    ("tax season is eating me alive. 62 hour week. that's it, that's the message", True),
+    ("I just want to say I got through the whole day without crying and I'm weirdly proud", True),
+    ("I just want to say no to my boss without burning the bridge", False),
 ])
 def test_a_message_that_says_it_asks_for_nothing_is_venting(message, vents):
     """Saying it asks for nothing ("not asking anything", "bas vent karna tha") is no request ("anything" would be
@@ -1204,6 +1207,39 @@ def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_no
     assert intent.asks_anything(sore) and intent.asks_for_context(sore)  # "qué hago": what should I do
     greeting = retrieval.search(db, view, "hola, cómo va")  # after the assistant: glossed, its "cómo" is "how"
     assert greeting.language == "es" and greeting.asks_the_world and greeting.hits == []
+
+
+@pytest.mark.parametrize(("message", "language", "read"), [
+    ("hva er etternavnet til Jógvan igjen?", "nb", asks_about := intent.asks_about_user),  # what ... again?
+    ("hvornår er min tandlægetid igen?", "da", asks_about),
+    ("vad är skillnaden mellan ränta och amortering?", "sv", intent.world_answers),  # the difference between
+    ("pfff wat een week. ben kapot. maar hij lachte de hele ochtend naar me dus ja 🥲", "nl", intent.vents),  # "what
+    # a week", "so yeah": exclaimed and waved off, nothing asked
+    ("a q kilometraje me toca el cambio de aceite?", "es", intent.asks_for_context),  # "me toca": I am due
+    ("lớp IELTS thi ngày mấy nhỉ? quên mất tiêu", "vi", intent.asks_for_context),  # "ngày mấy": what day; "quên
+    # mất": I forgot
+])
+def test_more_languages_are_read_for_what_they_ask(message, language, read):
+    """Norwegian, Danish and Swedish are glossed, and more of Dutch, Spanish and Vietnamese: each message reads as
+    what it asks only glossed, not as typed."""
+    words = retrieval.query_terms(message, content_only=True)
+    assert reference.spoken(words, question_languages(message)) == language
+    assert read(gloss(message, language)) and not read(message)
+
+
+def test_a_norwegian_lookup_recalls_and_a_norwegian_question_about_the_world_does_not(db):
+    """"hva er etternavnet til Jógvan igjen?" (what is Jógvan's surname again?) looks up his shift partner; "hva er
+    forskjellen mellom åpne merder og lukkede anlegg?" (the difference between open pens and closed farms) is asked
+    of the world, though he works on a salmon farm: nothing of his is recalled, in the same store."""
+    eirik = Identity(user="eirik", chat="c1")
+    ids = _fill(db, eirik, {"partner": "His shift partner on the feed barge is Jógvan Joensen.",
+                            "farm": "He works at a salmon farm on Eysturoy, a 7-on/7-off rotation from 06:30.",
+                            "kid": "His daughter Ingrid is 6 and starts school in August."})
+    view = View(eirik.accessible())
+    surname = retrieval.search(db, view, "hva er etternavnet til Jógvan igjen?")
+    assert surname.language == "nb" and surname.rests_on_user and _ids(surname)[:1] == [ids["partner"]]
+    pens = retrieval.search(db, view, "hva er forskjellen mellom åpne merder og lukkede anlegg?")
+    assert pens.language == "nb" and pens.asks_the_world and pens.hits == []
 
 
 def test_a_japanese_question_about_the_world_recalls_nothing_and_a_japanese_lookup_does(db, monkeypatch):

@@ -24,7 +24,7 @@ _SPANISH = {
     "cuales": "which", "cuanto": "how much", "cuanta": "how much", "cuantos": "how many", "cuantas": "how many",
     "como": "how", "cuanto es": "what is", "cuanto son": "what is", "que es": "what is", "en total": "in total",
     "que hago": "what should I do", "que hacer": "what to do", "que puedo": "what can I", "otra vez": "again",
-    "de nuevo": "again",
+    "de nuevo": "again", "me toca": "I am due", "nos toca": "we are due",
     "idea": "idea", "consejo": "advice", "consejos": "tips", "recomienda": "recommend",
     "recomiendas": "recommend", "recomendas": "recommend", "recomendame": "recommend", "recomiendame": "recommend",
     "recomendacion": "recommend", "recomendaciones": "recommend", "sugerencia": "suggest",
@@ -130,17 +130,17 @@ _ROMAN_HINDI = {
     "sach": "true", "sach hai": "is it true",
 }
 _DUTCH = {
-    "ik": "I", "mijn": "my", "m n": "my", "wij": "we", "ons": "our", "onze": "our", "heb": "I have",
-    "wil": "want", "moet ik": "should I", "zou ik": "should I", "kan ik": "can I", "waarom": "why",
-    "wanneer": "when", "waar": "where", "wie": "who", "welke": "which", "hoeveel": "how much", "hoe": "how",
-    "wat": "what", "wat is": "what is", "idee": "idea", "ideeen": "ideas", "advies": "advice",
+    "ik": "I", "mijn": "my", "m n": "my", "wij": "we", "ons": "our", "onze": "our", "heb": "I have", "wil": "want",
+    "moet ik": "should I", "zou ik": "should I", "kan ik": "can I", "waarom": "why", "wanneer": "when", "waar": "where",
+    "wie": "who", "welke": "which", "hoeveel": "how much", "hoe": "how", "wat": "what", "wat is": "what is",
+    "wat een": "what a", "dus ja": "so yeah", "idee": "idea", "ideeen": "ideas", "advies": "advice",
     "aanraden": "recommend", "raad je aan": "recommend", "help me": "help me", "helpen": "help", "schrijf": "write",
     "herinner me": "remind me", "ik heb je verteld": "I told you", "leg uit": "explain", "uitleggen": "explain",
     "vertaal": "translate", "vertalen": "translate", "grap": "joke", "mop": "joke", "klopt het": "is it true",
     "klopt dat": "is it true", "is het waar": "is it true", "verschil tussen": "difference between",
     "hoofdstad van": "capital of", "hoe zeg je": "how do you say", "van": "of", "gedeeld door": "divided by",
-    "keer": "times", "alweer": "again", "ook alweer": "again",
-    "in het algemeen": "in general", "over het algemeen": "in general",
+    "keer": "times", "alweer": "again", "ook alweer": "again", "in het algemeen": "in general",
+    "over het algemeen": "in general",
 }
 _FILIPINO = {
     "ako": "I", "ko": "my", "akin": "my", "aking": "my", "kami": "we", "tayo": "we", "namin": "our",
@@ -209,7 +209,33 @@ _VIETNAMESE = {  # folded ("đ" has no accent to lose); "tôi" and "mình" alone
     "vi sao": "why", "la gi": "what is", "cai gi": "what", "bao nhieu": "how much", "khi nao": "when",
     "bao gio": "when", "o đau": "where", "nhu the nao": "how", "the nao": "how", "co nen": "should",
     "goi y": "suggest", "giup": "help", "giai thich": "explain", "dich": "translate", "chuyen cuoi": "joke",
-    "khac nhau": "difference between", "noi chung": "in general", "chia cho": "divided by",
+    "khac nhau": "difference between", "noi chung": "in general", "chia cho": "divided by", "ngay may": "what day",
+    "ngay nao": "what day", "quen mat": "I forgot", "quen roi": "I forgot",
+}
+_NORWEGIAN = {  # and Danish, written much alike; folded ("å" as "a"; "ø" and "æ" have no accent to lose). Not "i"
+    # (in), "min" (my) or "mine": a message of mostly English words read as Norwegian ("should i", "20 min") keeps them
+    "jeg": "I", "mitt": "my", "vi": "we", "vart": "our", "hva": "what",
+    "hvad": "what", "hva er": "what is", "hvad er": "what is", "hvorfor": "why", "hvordan": "how", "nar": "when",
+    "hvornar": "when", "hvor": "where", "hvem": "who", "hvilken": "which", "hvilket": "which", "hvilke": "which",
+    "hvor mye": "how much", "hvor meget": "how much", "hvor mange": "how many", "bør jeg": "should I",
+    "er det": "is it", "kan jeg": "can I", "burde jeg": "should I", "skal jeg": "should I", "forslag": "suggest",
+    "anbefal": "recommend", "anbefale": "recommend", "anbefaler": "recommend", "ideer": "ideas", "hjelp": "help",
+    "hjælp": "help", "hjelp meg": "help me", "hjælp mig": "help me", "skriv": "write", "minn meg pa": "remind me",
+    "mind mig om": "remind me", "forklar": "explain", "oversett": "translate", "oversæt": "translate", "vits": "joke",
+    "er det sant": "is it true", "er det rigtigt": "is it true", "mellom": "between", "mellem": "between",
+    "forskjell": "difference", "forskel": "difference", "forskjellen": "the difference", "forskellen": "the difference",
+    "igjen": "again", "igen": "again", "generelt": "in general", "delt pa": "divided by", "ganger": "times",
+}
+_SWEDISH = {  # folded ("å" as "a", "ä" as "a", "ö" as "o"); not "i" and "min" (``_NORWEGIAN``), nor "vårt" (our),
+    # which folds onto "vart" (where to)
+    "jag": "I", "mitt": "my", "mina": "my", "vi": "we", "vad": "what",
+    "vad ar": "what is", "varfor": "why", "hur": "how", "nar": "when", "vem": "who", "vilken": "which",
+    "vilket": "which", "vilka": "which", "hur mycket": "how much", "hur manga": "how many", "borde jag": "should I",
+    "ska jag": "should I", "ar det": "is it", "kan jag": "can I", "forslag": "suggest", "rekommendera": "recommend",
+    "hjalp": "help", "hjalp mig": "help me", "skriv": "write", "paminn mig": "remind me", "forklara": "explain",
+    "oversatt": "translate", "skamt": "joke", "ar det sant": "is it true", "mellan": "between",
+    "skillnad": "difference", "skillnaden": "the difference", "igen": "again", "generellt": "in general",
+    "i allmanhet": "in general", "delat med": "divided by", "ganger": "times",
 }
 
 
@@ -228,7 +254,8 @@ _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these
 _WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
-              "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "vi": _VIETNAMESE}
+              "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "vi": _VIETNAMESE, "nb": _NORWEGIAN,
+              "da": _NORWEGIAN, "sv": _SWEDISH}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 
 

@@ -114,14 +114,16 @@ _IN_GENERAL = re.compile(  # the user says the answer is not about them: "in gen
     r"|asking for a friend)\b", re.IGNORECASE)
 _VENTS = re.compile(  # the user says they are only letting off steam or asks for nothing: "3 meetings back to back.
     # ok venting over", "not asking anything just needed to tell someone", "bas vent karna tha", "thats it thats the
-    # message", or ends by waving it off ("got ghosted after a final round AGAIN. whatever man", "double tmrw ugh")
+    # message", "I just want to say I got through the day", or ends by waving it off ("got ghosted after a final
+    # round AGAIN. whatever man", "double tmrw ugh")
     r"\b(?:venting|ranting|vent over|rant over|end (?:of )?rant|(?:let me|need(?:ed)? to|want(?:ed)? to|have to"
     r"|gotta|just) vent|vent karna|not (?:asking|after|looking for|wanting) (?:anything|for (?:anything|advice|help)"
-    r"|advice|help|tips|solutions)|(?:just|only) (?:needed|wanted) to (?:tell|say it|type it|get it off|get it out"
+    r"|advice|help|tips|solutions)|(?:just|only) want(?:ed)? to say (?:i|that)\b"
+    r"|(?:just|only) (?:needed|wanted) to (?:tell|say it|type it|get it off|get it out"
     r"|write it)(?: (?:somewhere|to someone|to somebody|here|down))?|no (?:advice|reply) needed"
     r"|don'?t need (?:advice|a reply|an answer|tips)|let(?:ting)? off steam|(?:I want )?(?:\w+ ){0,3}dampf ablassen"
     r"|(?:need|brauch) keine tips|desahog\w*|desabaf\w*|sfog(?:armi|o)|curhat|send help|pray for me|wish me luck"
-    r"|that'?s it that'?s the (?:message|msg|post))\b|^\W*rant\b"
+    r"|that'?s it\W+that'?s the (?:message|msg|post))\b|^\W*rant\b"
     r"|(?:^|\W)(?:whatever(?: (?:man|dude|bro|lol))?|u+g+h+|oh well|sigh|smh|fml|meh|so yeah|that'?s my day"
     r"|i'?m done)\W*$|(?:^|[^\w\s])\s*anyway\W*$", re.IGNORECASE)
 _THANKS = re.compile(  # thanks, to its clause's end: "Thanks o, the youth loved ...", "Waheguru ji, thank you for help
