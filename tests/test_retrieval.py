@@ -1746,3 +1746,32 @@ def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
     assert retrieval.kin_named(db, view, " ".join(words), counts) == {"gethin", "seren", "ffion"}
     assert retrieval.kin_named(db, view, "Who won? Seren said", counts) == set()  # after the asking sentence
     assert retrieval.kin_named(db, view, "how's the loft", {"loft": 1}) == set()  # a common word, not a name
+
+
+NIGHT_NURSE = {"sertraline": "Dana takes sertraline 50 mg daily.",
+               "born": "Her son Milo was born at 31 weeks in August 2025.",
+               "ped": "Milo's pediatrician is Dr. Okafor in Midtown.",
+               "reflux": "Milo has reflux and has to stay upright for 20 minutes after feeds.",
+               "house": "They live in a house in Riverside.",
+               "job": "Dana is an ER nurse on twelve-hour night shifts."}
+
+
+def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_meaning_is_not_recalled(db, monkeypatch):
+    """"max tylenol per day for adults is 4g or 3g now?" reads by its words as resting on her (it speaks of what
+    people say to her), but the resting probe doubts it: her sertraline, relevant among a person's memories yet far
+    from the question in meaning, is not recalled. Her own dose and her son's spitting up are (control), and
+    without the margin the sertraline is recalled for the tylenol question too."""
+    from scope_recall_engine.reading import explain
+
+    dana = Identity(user="dana", chat="c1")
+    ids = _fill(db, dana, NIGHT_NURSE)
+    view = View(dana.accessible())
+    tylenol = "max tylenol per day for adults is 4g or 3g now? ppl keep sayin diff things"
+    doubted = retrieval.search(db, view, tylenol)
+    assert doubted.rests_on_user and doubted.doubted and doubted.hits == []
+    assert explain.explain(db, view, tylenol)["doubted"]
+    assert _ids(retrieval.search(db, view, "what dose of sertraline am i on again?"))[:1] == [ids["sertraline"]]
+    spits = retrieval.search(db, view, "he spits up like half the bottle evry time. anythin else to try b4 i call")
+    assert not spits.doubted and ids["reflux"] in _ids(spits)
+    monkeypatch.setattr(retrieval, "DOUBTED_MARGIN", float("-inf"))
+    assert ids["sertraline"] in _ids(retrieval.search(db, view, tylenol))

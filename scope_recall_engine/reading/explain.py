@@ -33,21 +33,22 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,
-            "candidates": [_candidate(rank, c, floor, found.asks_the_world, found.small_talk)
+            "doubted": found.doubted,
+            "candidates": [_candidate(rank, c, floor, found.asks_the_world, found.small_talk, found.doubted)
                            for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
-def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None, world: bool, chat: bool
-               ) -> dict:
-    admitted = retrieval.admissible(candidate, context_floor, world, chat)
+def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None, world: bool, chat: bool,
+               doubted: bool) -> dict:
+    admitted = retrieval.admissible(candidate, context_floor, world, chat, doubted)
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "admitted": admitted,
-            "why": why(candidate, admitted, context_floor, world, chat)}
+            "why": why(candidate, admitted, context_floor, world, chat, doubted)}
 
 
 def _round(value: float | None) -> float | None:
@@ -56,7 +57,7 @@ def _round(value: float | None) -> float | None:
 
 
 def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None, world: bool = False,
-        chat: bool = False) -> str:
+        chat: bool = False, doubted: bool = False) -> str:
     """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
     rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
@@ -68,14 +69,16 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
                 "to check) rests on nothing of the user's")
     if rule == "chat":
         return "abstained: small talk that asks nothing (no question, no request) needs nothing of the user's"
+    beyond = "no vector" if candidate.beyond == float("-inf") else f"{candidate.beyond:.2f} sd"
     if rule == "context":
+        doubt = (f", and {beyond} beyond the best reference sentence against {retrieval.DOUBTED_MARGIN} sd (the "
+                 "resting probe doubts it rests on the user)") if doubted else ""
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
-                f"against the floor {floor}")
+                f"against the floor {floor}{doubt}")
     if rule == "words":
         return f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor {floor}"
     passing = ("shares only common words or words in passing with this general question, so " if
                candidate.lexical_own > 0 else "")
-    beyond = "no vector" if candidate.beyond == float("-inf") else f"{candidate.beyond:.2f} sd"
     return (f"{verdict}: {passing}meaning only; relevance {candidate.relevance:.3f} against the floor {floor}, "
             f"and {beyond} beyond the best reference sentence against {retrieval.MEANING_MARGIN} sd")
 
