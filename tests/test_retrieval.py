@@ -356,6 +356,9 @@ def test_doctor_finds_the_shipped_reference(db):
     ("when should you use an en dash instead of an em dash?", False), ("how often should one descale a kettle", False),
     ("Ayra wants to watch cartoons the whole evening, how do i handle it without a meltdown", True),
     ("leo was up at 2 again. how do I break this without the whole house waking up", True),
+    ("back is killing me. ok to take aleve", True), ("bom says thunderstorm tmrw arvo. still ok to bike?", True),
+    ("any good walks round here sunday for the dog", True), ("looking for a dance class near me, weekends only", True),
+    ("what's the ok sign in sign language?", False), ("how do bats find food at night?", False),
 ])
 def test_intent_tells_a_request_for_the_users_context_from_a_general_question(message, asks):
     assert intent.asks_for_context(message) is asks
@@ -1216,6 +1219,7 @@ def test_a_spanish_lookup_recalls_and_a_spanish_question_about_the_world_does_no
     ("pfff wat een week. ben kapot. maar hij lachte de hele ochtend naar me dus ja 🥲", "nl", intent.vents),  # "what
     # a week", "so yeah": exclaimed and waved off, nothing asked
     ("a q kilometraje me toca el cambio de aceite?", "es", intent.asks_for_context),  # "me toca": I am due
+    ("mach mir bitte Lernkarten zu Antikoagulanzien", "de", intent.asks_anything),  # "mach mir": make me
     ("lớp IELTS thi ngày mấy nhỉ? quên mất tiêu", "vi", intent.asks_for_context),  # "ngày mấy": what day; "quên
     # mất": I forgot
 ])

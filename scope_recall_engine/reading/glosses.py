@@ -93,6 +93,7 @@ _GERMAN = {
     "tipps": "tips", "ideen": "ideas", "idee": "idea", "vorschlag": "suggest",
     "vorschlage": "suggest", "empfiehlst": "recommend", "empfehlen": "recommend", "empfehlung": "recommend",
     "soll": "should", "sollte": "should", "hilf": "help", "schreib": "write", "schreibe": "write",
+    "mach mir": "make me", "erstell mir": "make me", "erstelle mir": "make me",
     "erinnere mich": "remind me",
     "hab dir gesagt": "I told you", "habe dir gesagt": "I told you", "erklare": "explain", "erklar": "explain",
     "erklaren": "explain", "ubersetze": "translate", "ubersetzen": "translate", "ubersetzung": "translate",

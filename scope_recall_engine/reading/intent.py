@@ -18,12 +18,14 @@ _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll
                   re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me"; "the US"
 # is a country)
 _ASKS = re.compile(r"\b(?:suggest(?!ed)\w*|recommend(?!ed)\w*|ideas?|tips?|advice|advise|plan"
-                   r"|should(?!\s+(?:you|u|one)\b)|schedule|itinerary|routine|menu|safe|things to do|places to"
+                   r"|should(?!\s+(?:you|u|one)\b)|schedule|itinerary|routine|menu|safe|(?:ok|okay|alright) to"
+                   r"|things to do|places to|(?:a)?round here|near me|nearby"
                    r"|where to (?:go|eat|stay)|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
                    r"|something (?:\w+ )?to (?:watch|read|cook|eat|make|bring|wear|buy|listen to|play|learn)"
                    r"|recs?|recos?)\b",
                    re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise,
-# something to watch or to cook; not "should you" said of anyone ("when should you use an en dash?")
+# something to watch or to cook, somewhere near the user ("round here", "near me"); not "should you" said of anyone
+# ("when should you use an en dash?")
 _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who it is to, and from, shapes it
     # (the thing written within a few words: "write a regex that matches an email address" writes no email)
     r"\b(?:write|draft|compose|put together)(?:\s+\S+){0,4}?\s+(?:msg|message|text|note|notice|card|e-?mail|letter"
