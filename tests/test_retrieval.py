@@ -1779,3 +1779,16 @@ def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_mean
     assert not spits.doubted and ids["reflux"] in _ids(spits)
     monkeypatch.setattr(retrieval, "DOUBTED_MARGIN", float("-inf"))
     assert ids["sertraline"] in _ids(retrieval.search(db, view, tylenol))
+
+
+def test_without_the_vector_lane_a_lookup_of_what_the_user_said_still_rests_on_them(db):
+    """On a cold start the vector lane may not answer in time: "what's Bryn's surname again?" still looks up what
+    the user said and recalls it on its words; a general question sharing a word ("shift") still gets nothing."""
+    dana = Identity(user="dana", chat="c1")
+    facts = {"partner": "Her shift partner on nights is Bryn Joensen.",
+             "reflux": "Milo has reflux and has to stay upright for 20 minutes after feeds."}
+    ids = _fill(db, dana, facts, drain=False)
+    view = View(dana.accessible())
+    lookup = retrieval.search(db, view, "what's Bryn's surname again?", use_vectors=False)
+    assert lookup.rests_on_user and _ids(lookup) == [ids["partner"]]
+    assert _ids(retrieval.search(db, view, "how long is a night shift in most hospitals?", use_vectors=False)) == []

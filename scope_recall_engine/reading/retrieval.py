@@ -468,7 +468,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
     worded = any(word.isalpha() for word in words)  # an id or a number means nothing to the kinds of need
     share = lane.scores.personal if lane and worded else None  # among the kinds of need or general requests
-    context = asks  # whether it rests on the user's own context: by its words alone without the vector lane
+    context = asks or asks_about_user(asked)  # whether it rests on the user's own context: by its words alone
+    # without the vector lane (on a cold start too: "what's Bryn's surname again?" looks up what the user said)
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED or writes_to_someone(asked)
         context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
