@@ -883,6 +883,8 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("my shoe size?", True),
     ("our wifi password??", True), ("my knee hurts when i run on hills, should i stop?", False),
     ("gomi no hi... plastic wa nanyoubi dakke", True), ("kihon jouhou no shiken itsu dakke? I forgot the date", True),
+    ("Yanis il est là quels jours déjà ?", True),  # a French question that ends "déjà ?": again
+    ("j'ai déjà payé le loyer", False),  # "déjà" that ends no question is "already"
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user

@@ -44,8 +44,9 @@ _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", 
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
     r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|remind me)\b"
     r"|^\W*(?:and |so |ok )?(?:my|our)(?:\s+[\w'-]+){1,4}\s*\?+\s*$", re.IGNORECASE)  # "my shoe size?": a bare ask
-_AGAIN = re.compile(r"\b(?<!once )again\b|\b\w*da(?:tta )?kke\b", re.IGNORECASE)  # a need that recurs: "chest
-# infection again. what will the gp give me", "whats the dogs names again", in romanized Japanese "itsu dakke"
+_AGAIN = re.compile(  # a need that recurs: "chest infection again. what will the gp give me", "whats the dogs names
+    # again", in romanized Japanese "itsu dakke", in French a question that ends "déjà ?"
+    r"\b(?<!once )again\b|\b\w*da(?:tta )?kke\b|\bd[eé]j[aà]\s*\?", re.IGNORECASE)
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?": do as
     # a question's auxiliary, opening it or after its wh-word, not the verb of "what is best to do with it"
     r"(?:^|[.?!,;:]\s*|\b(?:what|why|how(?:\s+\w+)?|when|where|which|who)\s+)(?:do|does|did)\s+"
