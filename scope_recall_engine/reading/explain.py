@@ -61,7 +61,7 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
     """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
     rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
-    rule, floor = retrieval.admission(candidate, context_floor, world, chat)
+    rule, floor, margin = retrieval.admission(candidate, context_floor, world, chat, doubted)
     if rule == "exact":
         return "admitted: the query names this memory's id"
     if rule == "world":
@@ -71,8 +71,8 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
         return "abstained: small talk that asks nothing (no question, no request) needs nothing of the user's"
     beyond = "no vector" if candidate.beyond == float("-inf") else f"{candidate.beyond:.2f} sd"
     if rule == "context":
-        doubt = (f", and {beyond} beyond the best reference sentence against {retrieval.DOUBTED_MARGIN} sd (the "
-                 "resting probe doubts it rests on the user)") if doubted else ""
+        doubt = (f", and {beyond} beyond the best reference sentence against {margin} sd (the resting probe "
+                 "doubts it rests on the user)") if margin is not None else ""
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
                 f"against the floor {floor}{doubt}")
     if rule == "words":
@@ -80,7 +80,7 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
     passing = ("shares only common words or words in passing with this general question, so " if
                candidate.lexical_own > 0 else "")
     return (f"{verdict}: {passing}meaning only; relevance {candidate.relevance:.3f} against the floor {floor}, "
-            f"and {beyond} beyond the best reference sentence against {retrieval.MEANING_MARGIN} sd")
+            f"and {beyond} beyond the best reference sentence against {margin} sd")
 
 
 def excluded(db, view: View, query: str) -> dict[str, int]:

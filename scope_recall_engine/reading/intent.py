@@ -19,7 +19,7 @@ _OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll
 # is a country)
 _ASKS = re.compile(r"\b(?:suggest(?!ed)\w*|recommend(?!ed)\w*|ideas?|tips?|advice|advise|plan"
                    r"|should(?!\s+(?:you|u|one)\b)|schedule|itinerary|routine|menu|safe|(?:ok|okay|alright) to"
-                   r"|things to do|places to|(?:a)?round here|near me|nearby"
+                   r"|things to do|places to|a?round here|near me|nearby"
                    r"|where to (?:go|eat|stay)|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
                    r"|something (?:\w+ )?to (?:watch|read|cook|eat|make|bring|wear|buy|listen to|play|learn)"
                    r"|recs?|recos?)\b",

@@ -468,11 +468,12 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
     worded = any(word.isalpha() for word in words)  # an id or a number means nothing to the kinds of need
     share = lane.scores.personal if lane and worded else None  # among the kinds of need or general requests
-    context = asks or asks_about_user(asked)  # whether it rests on the user's own context: by its words alone
-    # without the vector lane (on a cold start too: "what's Bryn's surname again?" looks up what the user said)
+    about_user = asks_about_user(asked)  # a lookup of what the user said ("what's Bryn's surname again?")
+    context = asks or about_user  # whether it rests on the user's own context: by its words alone without the vector
+    # lane (on a cold start too)
     if share is not None:
         leans = share >= PERSONAL_SHARE or asks and share >= PERSONAL_SHARE_WORDED or writes_to_someone(asked)
-        context = leans and (bool(names) or not about_the_world(asked)) or asks_about_user(asked)
+        context = leans and (bool(names) or not about_the_world(asked)) or about_user
     rests = context or particular  # "how much does Wade still owe on the dually?", "which race did Bryn win": a
     # particular of the named user's life or of someone of theirs, at the floor of a message resting on the user
     if broken is None:
@@ -567,26 +568,26 @@ def admissible(candidate: Candidate, context_floor: float | None = None, world: 
     (``world``: an explanation, a fact, a sum, a joke, a claim to check, ``intent.explains``) recalls nothing of the
     user's; nor does small talk that asks nothing (``chat``: "ugh its so cold today i cant feel my hands"), whatever
     it mentions. An exact id always counts."""
-    rule, floor = admission(candidate, context_floor, world, chat)
-    margin = {"meaning": MEANING_MARGIN, "context": DOUBTED_MARGIN if doubted else None}.get(rule)
+    _, floor, margin = admission(candidate, context_floor, world, chat, doubted)
     return candidate.relevance >= floor and (margin is None or candidate.beyond >= margin)
 
 
-def admission(candidate: Candidate, context_floor: float | None = None, world: bool = False, chat: bool = False
-              ) -> tuple[str, float]:
-    """The rule that decides a candidate (``admissible``), and its floor: "exact", "world" or "chat" (a floor no
-    relevance reaches), "context", "words" or "meaning" (which also needs MEANING_MARGIN). ``explain`` prints the
+def admission(candidate: Candidate, context_floor: float | None = None, world: bool = False, chat: bool = False,
+              doubted: bool = False) -> tuple[str, float, float | None]:
+    """The rule that decides a candidate (``admissible``), its floor and the least margin on meaning it needs
+    (``Candidate.beyond``), if any: "exact", "world" or "chat" (a floor no relevance reaches), "context" (with
+    DOUBTED_MARGIN where the probe doubts it), "words" or "meaning" (with MEANING_MARGIN). ``explain`` prints the
     same rule."""
     if "exact" in candidate.lanes:
-        return "exact", 0.0
+        return "exact", 0.0, None
     if world or chat:
-        return "world" if world else "chat", float("inf")
+        return "world" if world else "chat", float("inf"), None
     if context_floor is not None:  # the lowest floor: a row below it is below every other
-        return "context", context_floor
+        return "context", context_floor, DOUBTED_MARGIN if doubted else None
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
     if shared > 0:  # "works" in "explain how binary search works" carries little of it
-        return "words", SHARED_WORDS_FLOOR if shared >= WEAK_SHARE else FLOOR
-    return "meaning", FLOOR
+        return "words", SHARED_WORDS_FLOOR if shared >= WEAK_SHARE else FLOOR, None
+    return "meaning", FLOOR, MEANING_MARGIN
 
 
 def telling_share(text: str, telling_weights: dict[str, float], lookup: bool, beyond: float) -> float:
