@@ -20,7 +20,7 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(56, 111))  # first measured at stops 38 to 47;
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(56, 115))  # first measured at stops 38 to 47;
 # stop 37's batch (51 to 55) is fitted on from stop 38, stops 35's and 36's (41 to 50) from 37
 
 
