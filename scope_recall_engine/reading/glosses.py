@@ -82,7 +82,8 @@ _FRENCH = {
     "est ce vrai": "is it true", "difference entre": "difference between", "qui a gagne": "who won",
     "qui a ecrit": "who wrote", "qui a invente": "who invented", "capitale de": "capital of",
     "comment dit on": "how do you say", "comment on dit": "how do you say", "de": "of", "divise par": "divided by",
-    "fois": "times", "en general": "in general",
+    "fois": "times", "en general": "in general", "je fais quoi": "what should I do",
+    "on fait quoi": "what should we do", "quoi faire": "what to do",
 }
 _GERMAN = {
     "ich": "I", "mein": "my", "meine": "my", "meinen": "my", "meinem": "my", "meiner": "my", "wir": "we",
@@ -152,6 +153,7 @@ _FILIPINO = {
     "ipaalala": "remind me", "paalala": "remind me", "sinabi ko": "I told you", "ipaliwanag": "explain",
     "isalin": "translate", "biro": "joke", "sabi": "says", "sabi ng": "says", "totoo ba": "is it true",
     "totoo": "true", "pagkakaiba ng": "difference between", "ulit": "again", "ng": "of",
+    "laking tulong": "a big help",
 }
 _INDONESIAN = {  # and Malay, which the language signs often name for it
     "saya": "I", "aku": "I", "gue": "I", "gw": "I", "kami": "we", "kita": "we", "kenapa": "why", "mengapa": "why",
@@ -187,9 +189,11 @@ _POLISH = {  # folded: "ó" as "o", "ś" as "s" ("ł" has no accent to lose)
     "porada": "advice", "rady": "tips", "pomysł": "idea", "pomysły": "ideas", "polec": "recommend",
     "polecisz": "recommend", "zaproponuj": "suggest", "powinienem": "should I", "powinnam": "should I",
     "pomoz": "help", "pomoz mi": "help me", "napisz": "write", "przypomnij": "remind me", "wyjasnij": "explain",
-    "wytłumacz": "explain", "przetłumacz": "translate", "dowcip": "joke", "kawał": "joke",
-    "czy to prawda": "is it true", "roznica miedzy": "the difference between", "podzielone przez": "divided by",
-    "razy": "times",
+    "wytłumacz": "explain", "wytlumacz": "explain", "przetłumacz": "translate", "przetlumacz": "translate",
+    "znaczy": "the meaning of", "oznacza": "the meaning of", "dowcip": "joke", "kawał": "joke",
+    "czy to prawda": "is it true", "roznica miedzy": "the difference between",
+    "roznice miedzy": "the difference between", "roznicy miedzy": "the difference between",
+    "podzielone przez": "divided by", "razy": "times",
     "ogolnie": "in general",
 }
 _RUSSIAN = {  # folded: "й" as "и", "ё" as "е"
@@ -250,7 +254,10 @@ _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these
     "英語で": "how do you say", "英語だと": "how do you say", "仕組み": "how it works", "私": "I", "僕": "I", "俺": "I",
     "为什么": "why", "為什麼": "why", "区别": "the difference between", "區別": "the difference between",
     "原理": "how it works", "意思": "the meaning of", "我": "I", "왜": "why", "차이": "the difference between",
-    "우리": "we",
+    "우리": "we", "どうしよ": "what should I do", "どうしたらいい": "what should I do", "おすすめ": "recommend",
+    "オススメ": "recommend", "対策": "tips", "怎么办": "what should I do", "推荐": "recommend", "推薦": "recommend",
+    "建议": "advice", "建議": "advice", "추천": "recommend", "어떡하지": "what should I do",
+    "어떻게 하지": "what should I do",
 }
 _WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
@@ -258,6 +265,8 @@ GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "
               "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "vi": _VIETNAMESE, "nb": _NORWEGIAN,
               "da": _NORWEGIAN, "sv": _SWEDISH}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
+_RELATIVE = {"fr": re.compile(r"(?<=[^\W\d_]) qui\b", re.IGNORECASE)}  # "un passager qui m'a insultée": after a
+# word, "qui" is the relative "that", and asks nothing ("qui a fait ...?" opens a question)
 
 
 def fold(text: str) -> str:
@@ -291,4 +300,5 @@ def gloss(message: str, language: str | None) -> str:
     glossary = GLOSSARIES.get(language or "")
     if glossary is None:  # English, a language without a glossary, or one written without spaces
         return _WRITTEN_UNSPACED.sub(lambda found: f" {_UNSPACED[found.group(0)]} ", message)
+    message = _RELATIVE[language].sub(" that", message) if language in _RELATIVE else message
     return _phrases(language).sub(lambda found: glossary[found.group(0).lower()], fold(message))

@@ -22,7 +22,8 @@ _ASKS = re.compile(r"\b(?:suggest(?!ed)\w*|recommend(?!ed)\w*|ideas?|tips?|advic
                    r"|things to do|places to|a?round here|near me|nearby"
                    r"|where to (?:go|eat|stay)|wise|advisable|(?:a )?(?:good|bad) idea|worth it"
                    r"|something (?:\w+ )?to (?:watch|read|cook|eat|make|bring|wear|buy|listen to|play|learn)"
-                   r"|recs?|recos?)\b",
+                   r"|recs?|recos?)\b|\w(?:sam|sem|sak|sek)\s+m[ıi]\b|\b(?:m[ıi]|ne|what)\s+\w+(?:sam|sem|sak|sek)\b",
+                   # Turkish "should I", "should we" ("çalışsam mı", "özel ders mi alsak", "ne yapsam")
                    re.IGNORECASE)  # advice, a plan (or what plans are made of), whether something is safe or wise,
 # something to watch or to cook, somewhere near the user ("round here", "near me"); not "should you" said of anyone
 # ("when should you use an en dash?")
@@ -43,10 +44,13 @@ _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", 
     r"|(?:what|which|who|where|when|how)(?:'s|s|\s+is|\s+are|\s+was|\s+were|\s+does|\s+do|\s+did)?\s+(?:my|our)"
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
     r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|remind me)\b"
-    r"|^\W*(?:and |so |ok )?(?:my|our)(?:\s+[\w'-]+){1,4}\s*\?+\s*$", re.IGNORECASE)  # "my shoe size?": a bare ask
+    r"|^\W*(?:and |so |ok )?(?:my|our)(?:\s+[\w'-]+){1,4}\s*\?+\s*$"  # "my shoe size?": a bare ask
+    r"|m[ıiuü][sş]t[ıiuü][mk]\b", re.IGNORECASE)  # Turkish "I had", "we had" ("hangi şirketten yaptırmıştık")
 _AGAIN = re.compile(  # a need that recurs: "chest infection again. what will the gp give me", "whats the dogs names
-    # again", in romanized Japanese "itsu dakke", in French a question that ends "déjà ?"
-    r"\b(?<!once )again\b|\b\w*da(?:tta )?kke\b|\bd[eé]j[aà]\s*\?", re.IGNORECASE)
+    # again", in French a question that ends "déjà ?"; a recollective ending, in Japanese ("いつやったっけ", romanized
+    # "itsu dakke") and Korean ("며칠이었더라", "언제였지"), asks to be reminded, of the world's answer too ("富士山の
+    # 高さって何メートルだったっけ")
+    r"\b(?<!once )again\b|\b\w*da(?:tta )?kke\b|\bd[eé]j[aà]\s*\?|っけ|더라|[었였]지\s*[?？]?\s*$", re.IGNORECASE)
 _OTHERS = re.compile(  # "how long do cats live?", "what do pandas eat?", "why are retrievers prone to ...?": do as
     # a question's auxiliary, opening it or after its wh-word, not the verb of "what is best to do with it"
     r"(?:^|[.?!,;:]\s*|\b(?:what|why|how(?:\s+\w+)?|when|where|which|who)\s+)(?:do|does|did)\s+"
@@ -71,6 +75,8 @@ _WORDING = re.compile(  # a question about words themselves: what the language o
     r"|how (?:do you|to|do i) spell|spelling of|what does the word|proofread\w*|correct (?:this|the following|these)"
     r" (?:sentences?|paragraph|text|grammar|spelling)|(?:fix|check|correct) (?:the|this|my) (?:grammar|spelling))\b"
     r"|\bis it ['\"]?\w+['\"]? or ['\"]?\w+['\"]? (?:here|there)\s*\?"
+    r"|\bis it ['\"][^'\"]{1,40}['\"] or ['\"][^'\"]{1,40}['\"]\s*\?"  # "Is it 'different from' or 'different
+    # than'?": words quoted are words asked about
     r"|\bshould i (?:say|write|use) ['\"]?\w+['\"]? or ['\"]?\w+['\"]?"
     r"|\bhow (?:(?:do|does|would|can|could|should|to)(?: (?:you|u|i|we|one))?|you|u) say"
     r" (?:['\"].+['\"]|(?:(?!(?:in|that|my|our)\b)\w+ ){1,4})\s*in " + LANGUAGES + r"\b"
@@ -207,7 +213,8 @@ _ASKING = re.compile(  # a question or a request in any shape: "?", a question w
     # like diesel"
     r"\?|\b(?:what(?!\s+an?\s)|when|where|who|whom|whose|which|how|why|(?:what|when|where|who|how)s|wat|wen"
     r"|should|shall|could|would|any|anything"
-    r"|ideas?|tips?|suggest(?!ed)\w*|recommend(?!ed)\w*|advice|help|tell|give(?!\s+up\b)|show|write|draft|make|plan"
+    r"|ideas?|tips?|suggest(?!ed)\w*|recommend(?!ed)\w*|advice|(?<!big )(?<!huge )(?<!great )(?<!such a )help"
+    r"|tell|give(?!\s+up\b)|show|write|draft|make|plan"
     r"|find|list"
     r"|explain|remind|need|want|somewhere|anywhere|recs?|recos?)\b|\bagain\W*$"
     r"|(?:^|[.!,;:]\s*)(?:is|are|do|does|did|can|am|have|has|will|fix|translate|teach|quiz|turn|chart|gimme|check"
