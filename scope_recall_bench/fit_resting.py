@@ -20,8 +20,8 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(56, 115))  # first measured at stops 38 to 47;
-# stop 37's batch (51 to 55) is fitted on from stop 38, stops 35's and 36's (41 to 50) from 37
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(111, 115))  # written at stop 47, first measured at
+# its end; the batches of stops 38 to 47 (56 to 110) are fitted on from stop 47, stop 37's (51 to 55) from 38
 
 
 def training_files(held_out: tuple[str, ...] | None = None) -> list[str]:

@@ -401,6 +401,14 @@ def kin_named(db, view: View, query: str, counts: dict[str, int]) -> set[str]:
     return found
 
 
+def asked_of(kin: set[str], query: str) -> bool:
+    """Whether a question shaped as the world's asks it of someone of the user's, named right after its verb ("how
+    heavy was biscuit at his last weigh in?", "why does Rhys hate fireworks?"), not of a thing their name is part
+    of ("how does the Labrador Current affect ...") or only for them ("a dad joke for trev")."""
+    return any(re.search(rf"\b(?:is|was|are|were|does|did|do|has|had)\s+{re.escape(name)}\b", query, re.IGNORECASE)
+               for name in kin)
+
+
 def _kin_in(text: str) -> set[str]:
     """The names ``text`` gives someone of the user's (``_KIN``), each of a list after a relation too."""
     return ({match.group("own") or match.group("given") for match in _KIN.finditer(text)}
@@ -456,8 +464,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     kin = kin_named(db, view, query, counts)  # however it is worded: "emta 3eed milad Salma?", "when's Salma's
     # birthday?"; or a report that opens with them, which asks for help ("pumpkin's been off his food all week")
     asking = asks_anything(asked)
-    of_theirs = bool(kin) and not explains(asked) and (looks_up(asked) or asking
-                                                       or not kin.isdisjoint(query_terms(query)[:1]))
+    of_theirs = (bool(kin) and (not explains(asked) or asked_of(kin, query))
+                 and (looks_up(asked) or asking or not kin.isdisjoint(query_terms(query)[:1])))
     particular = looks_up(asked) and bool(names) or of_theirs  # (meanwhile too: it reads the store, not the lane)
     lane = None
     if pending is not None:
@@ -492,8 +500,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     trust.adjust(db, candidates)  # --- feedback hook: a bounded offset to ranking evidence, never to relevance ---
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     in_general = not names and (general(asked) and not _CJK.search(query) if share is None else not context)
-    world = (in_general and explains(asked) or world_answers(asked)  # "why do cows have four stomachs?" of a farmer
-             or asked != query and world_answers(query))  # "hola, cómo va" as typed (glossed, its "cómo" is "how")
+    world = not of_theirs and (in_general and explains(asked)  # "why do cows have four stomachs?" of a farmer
+                               or world_answers(asked) or asked != query and world_answers(query))  # "hola, cómo
+    # va" as typed (glossed, its "cómo" is "how")
     lookup = len({w.casefold() for w in _WORD.findall(_CJK.sub(" ", query))} | set(cjk_grams(query))) <= LOOKUP_WORDS
     # "Volvo", "peanut allergy", "上海" (unspaced words counted as the CJK lane's bigrams)
     quiet = not (lookup or _CJK.search(query) or asking)  # no question, no request, no lookup, no unspaced script
@@ -501,11 +510,13 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             or vents(asked) or thanks(asked))  # "ok venting over", "Isla screamed from 5 til 7 ... not asking
     # anything": said outright; "Cheers for the help earlier, that letter was spot on."
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
-    if likely is not None and not (names or particular or asks_about_user(asked, again=False)):  # not over what the
-        # user told (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it thats the msg")
+    told = names or particular or asks_about_user(asked, again=False)  # asks after what the user told: the probe
+    # does not overrule it (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it"),
+    # nor a lookup of a word or two ("notebook", "peanut allergy"): the probe learnt from messages, not keywords
+    if likely is not None and not (told or lookup):
         overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LIKELY
         rests = rests and likely >= RESTS_UNLIKELY or likely >= overrules and not (world or chat)
-        world = world or likely < RESTS_NONE and not lookup  # "what's the world record for a full ironman?"
+        world = world or likely < RESTS_NONE  # "what's the world record for a full ironman?"
         if likely < RESTS_UNLIKELY and quiet:  # "pune traffic today I swear. 50 min stuck near the chowk", in words
             # the rules read (English or a glossed language, not Swahili)
             chat = chat or language in GLOSSARIES or language is None and reference.english(query_terms(query))
@@ -517,7 +528,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                                                                     candidate.beyond))
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
-    doubted = rests and likely is not None and likely < RESTS_DOUBTED and not (names or particular)
+    doubted = rests and likely is not None and likely < RESTS_DOUBTED and not (told or lookup)
     kept = [c for c in ranked if admissible(c, context_floor, world, chat, doubted)]
     shown = kept if abstain else ranked
     hits = [replace(c.row, score=round(c.relevance, 4)) for c in shown[:limit]]
@@ -580,8 +591,8 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
     same rule."""
     if "exact" in candidate.lanes:
         return "exact", 0.0, None
-    if world or chat:
-        return "world" if world else "chat", float("inf"), None
+    if world or chat:  # small talk first: the probe reads "ugh mondays, so tired" as no question of the user's too
+        return "chat" if chat else "world", float("inf"), None
     if context_floor is not None:  # the lowest floor: a row below it is below every other
         return "context", context_floor, DOUBTED_MARGIN if doubted else None
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
