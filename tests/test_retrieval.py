@@ -654,7 +654,8 @@ def test_a_message_in_another_language_is_weighed_in_it():
     closing = "vize randevum ne zamandı"  # ... or closes it, as Turkish does
     terms = retrieval.query_terms(closing, content_only=True)
     assert reference.spoken(terms) is None and reference.spoken(terms, question_languages(closing)) == "tr"
-    assert gloss(closing, "tr") == "vize randevum when"
+    assert gloss(closing, "tr") == "vize randevum when again"  # "when was it": asks to be reminded
+    assert intent.asks_about_user(gloss(closing, "tr")) and not intent.asks_about_user(gloss("ne zaman?", "tr"))
     for message, language in (("si vendo 140 bocadillos a 6,50€ y 90 bravas a 4€, cuánto es en total?", "es"),
                               ("rechne mal 17,5 % von 2.340", "de")):  # as many signs of French, of Slovak:
         assert reference.spoken(retrieval.query_terms(message, content_only=True)) == language  # its other words
@@ -835,8 +836,12 @@ def test_asking_what_to_do_or_for_a_recommendation_is_read_in_unspaced_scripts(m
 
 def test_thanks_and_a_definition_read_in_filipino_and_polish():
     """Glossed: "salamat pre! laking tulong talaga" (thanks, a big help) only thanks, while "tulungan mo ako" (help
-    me) asks; Polish "co dokładnie znaczy ..." asks what a term means, "co mam kupić na obiad?" does not."""
+    me) asks, and "nga" asks again; Polish "co dokładnie znaczy ..." asks what a term means, "co mam kupić na
+    obiad?" does not."""
     assert intent.thanks(gloss("salamat pre! laking tulong talaga 🙏", "fil"))
+    recalled = gloss("kelan nga bday ni Jaycee?", "fil")  # "nga" in a question: when was it again
+    assert intent.asks_about_user(recalled) and not intent.asks_about_user(recalled, again=False)
+    assert not intent.asks_about_user(gloss("kelan bday ni Jaycee?", "fil"))
     assert not intent.thanks(gloss("salamat! tulungan mo ako sa sulat kay boss", "fil"))
     assert intent.explains(gloss("co dokladnie znaczy 'snagging list'? main contractor ciagle gada", "pl"))
     assert intent.explains(gloss("wytlumacz prosto roznice miedzy RCBO a RCD", "pl"))
@@ -1875,3 +1880,22 @@ def test_a_question_shaped_as_the_worlds_asked_of_someone_of_the_users_rests_on_
     monkeypatch.setattr(retrieval, "user_names_in", lambda *args: (set(), False))
     unknown = retrieval.search(db, view, message)
     assert unknown.asks_the_world and unknown.hits == []
+
+
+def test_a_lookup_of_a_word_or_two_is_not_the_resting_probes_to_overrule(db, monkeypatch):
+    """The resting probe learnt from messages, not keywords: "peanut allergy" typed alone is read as the rules read
+    it (resting on her) even where the probe reads it as resting on no one, and finds her allergy; a message the
+    probe reads the same way (control) gets nothing."""
+    ines = Identity(user="ines", chat="c1")
+    ids = _fill(db, ines, {"allergy": "Ines has a severe peanut allergy and carries an EpiPen.",
+                           "city": "Ines lives in Porto.", "cat": "Her cat is called Miso.",
+                           "work": "Ines is a data analyst at a bank.", "run": "Ines runs 10k on Sundays."})
+    view = View(ines.accessible())
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)
+    assert retrieval.search(db, view, "peanut allergy").rests_on_user
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: 0.01)
+    looked_up = retrieval.search(db, view, "peanut allergy")
+    assert looked_up.rests_on_user and _ids(looked_up)[:1] == [ids["allergy"]]
+    message = "how common is a peanut allergy in adults these days?"
+    found = retrieval.search(db, view, message)
+    assert found.asks_the_world and found.hits == []

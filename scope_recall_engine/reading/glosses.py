@@ -152,7 +152,7 @@ _FILIPINO = {
     "tulungan mo ako": "help me", "tulong": "help", "isulat": "write", "sulatan": "write",
     "ipaalala": "remind me", "paalala": "remind me", "sinabi ko": "I told you", "ipaliwanag": "explain",
     "isalin": "translate", "biro": "joke", "sabi": "says", "sabi ng": "says", "totoo ba": "is it true",
-    "totoo": "true", "pagkakaiba ng": "difference between", "ulit": "again", "ng": "of",
+    "totoo": "true", "pagkakaiba ng": "difference between", "ulit": "again", "nga": "again", "ng": "of",
     "laking tulong": "a big help",
 }
 _INDONESIAN = {  # and Malay, which the language signs often name for it
@@ -172,7 +172,8 @@ _INDONESIAN = {  # and Malay, which the language signs often name for it
 _TURKISH = {  # folded: "ş" as "s", "ç" as "c", "ö" as "o" ("ı" has no accent to lose)
     "ben": "I", "benim": "my", "biz": "we", "bizim": "our", "neden": "why", "niye": "why", "nicin": "why",
     "ne zaman": "when", "nerede": "where", "nereye": "where", "kim": "who", "hangi": "which",
-    "ne kadar": "how much", "ne zamandı": "when", "ne zamandi": "when", "neydi": "what was", "kac": "how many",
+    "ne kadar": "how much", "ne zamandı": "when again", "ne zamandi": "when again", "neydi": "what was it again",
+    "kac": "how many",
     "nasıl": "how", "ne": "what", "nedir": "what is", "oneri": "suggest",
     "oner": "suggest", "onerir misin": "recommend", "tavsiye": "recommend", "fikir": "idea", "ipucu": "tips",
     "yardım": "help", "yardım et": "help me", "yaz": "write", "yazar mısın": "write", "hatırlat": "remind me",
@@ -280,7 +281,7 @@ def _phrases(language: str) -> re.Pattern:
     return re.compile(r"\b(?:" + _any_of(GLOSSARIES[language]) + r")\b", re.IGNORECASE)
 
 
-_QUESTION_WORDS = frozenset({"why", "when", "where", "who", "which", "what", "how", "how much", "how many"})
+_QUESTION = re.compile(r"(?:why|when|where|who|which|what|how)\b")  # a gloss that opens with one: "when again"
 _WORDS = re.compile(r"\w+")
 
 
@@ -291,7 +292,7 @@ def question_languages(message: str) -> tuple[str, ...]:
     words = _WORDS.findall(fold(message).lower())
     edges = {*words[:1], *words[-1:], " ".join(words[-2:])} if words else set()
     return tuple(language for language, glossary in GLOSSARIES.items()
-                 if any(glossary.get(word) in _QUESTION_WORDS for word in edges))
+                 if any(_QUESTION.match(glossary.get(word, "")) for word in edges))
 
 
 def gloss(message: str, language: str | None) -> str:
