@@ -512,8 +512,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     told = names or particular or asks_about_user(asked, again=False)  # asks after what the user told: the probe
     # does not overrule it (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it"),
-    # nor a lookup of a word or two ("notebook", "peanut allergy"): the probe learnt from messages, not keywords
-    if likely is not None and not (told or lookup):
+    # nor doubt it, nor a lookup of a word or two ("notebook", "peanut allergy"): it learnt from messages, not keywords
+    probed = likely is not None and not (told or lookup)
+    if probed:
         overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LIKELY
         rests = rests and likely >= RESTS_UNLIKELY or likely >= overrules and not (world or chat)
         world = world or likely < RESTS_NONE  # "what's the world record for a full ironman?"
@@ -528,7 +529,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
                                                                     candidate.beyond))
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
-    doubted = rests and likely is not None and likely < RESTS_DOUBTED and not (told or lookup)
+    doubted = rests and probed and likely < RESTS_DOUBTED
     kept = [c for c in ranked if admissible(c, context_floor, world, chat, doubted)]
     shown = kept if abstain else ranked
     hits = [replace(c.row, score=round(c.relevance, 4)) for c in shown[:limit]]
