@@ -551,6 +551,26 @@ def test_a_memory_sharing_only_a_common_word_with_a_general_question_is_not_reca
     assert retrieval.admissible(weak)
 
 
+def test_a_memory_ranked_above_a_recalled_one_is_recalled_for_a_message_resting_on_the_user():
+    """Abstention decides whether a message that rests on the user gets anything, the ranking what: a memory
+    ranked above an admitted one within the packet comes first, though its own relevance is under the floor.
+    Controls: a general question keeps only what it admits, a recall below the packet pulls nothing up, the world's
+    question gets nothing, and explain says why the first was recalled."""
+    from scope_recall_engine.reading import explain
+
+    floor = retrieval.CONTEXT_FLOOR
+    below, above = (retrieval.Candidate(None, relevance=relevance) for relevance in (floor - 0.1, floor + 0.05))
+    assert retrieval.recalled([below, above], floor) == [below, above]
+    assert retrieval.recalled([below, above]) == []  # no context: the meaning floor, which neither clears
+    assert retrieval.recalled([below, above], floor, world=True) == []
+    deep = [retrieval.Candidate(None, relevance=floor - 0.1) for _ in range(retrieval.ABOVE_RECALLED)]
+    assert retrieval.recalled(deep + [above], floor) == [above]
+    shared = retrieval.Candidate(None, lexical_own=1.0, relevance=retrieval.SHARED_WORDS_FLOOR)
+    assert retrieval.recalled([below, shared]) == [shared]  # words admit it, but only context pulls rows up
+    assert "ranked above a recalled memory" in explain.why(below, True, floor)
+    assert "ranked above" not in explain.why(above, True, floor)
+
+
 def test_a_name_the_memories_give_the_user_is_said_as_the_user(db):
     """A numeric user id names no one; "The user is Tomasz Nowak, ..." does, so "where does Tomasz live?" asks
     about the user, and the memory that says where they live (without the name) is found."""
@@ -1709,8 +1729,8 @@ def test_where_the_probe_is_sure_a_message_rests_on_the_user_the_floor_is_lower(
     view, plan = View(who.accessible()), "help me make a cheap meal plan for the week"
     found = retrieval.search(db, view, plan, 3)
     assert found.rests_on_user and found.context_floor == retrieval.SURE_CONTEXT_FLOOR
-    assert ids["shellfish"] in _ids(found)
-    assert retrieval.SURE_CONTEXT_FLOOR <= min(hit.score for hit in found) < retrieval.CONTEXT_FLOOR
+    [allergy] = [hit for hit in found if hit.id == ids["shellfish"]]
+    assert retrieval.SURE_CONTEXT_FLOOR <= allergy.score < retrieval.CONTEXT_FLOOR
     assert retrieval.search(db, view, "what's the capital of Australia?").hits == []
     monkeypatch.setattr(retrieval, "SURE_CONTEXT_FLOOR", retrieval.CONTEXT_FLOOR)
     assert retrieval.search(db, view, plan, 3).hits == []

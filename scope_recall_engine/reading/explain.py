@@ -30,18 +30,19 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
     else:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
     floor = found.context_floor
+    kept = {id(c) for c in retrieval.recalled(found.candidates, floor, found.asks_the_world, found.small_talk,
+                                               found.doubted)}
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,
             "doubted": found.doubted,
-            "candidates": [_candidate(rank, c, floor, found.asks_the_world, found.small_talk, found.doubted)
-                           for rank, c in enumerate(found.candidates[:limit], 1)],
+            "candidates": [_candidate(rank, c, id(c) in kept, floor, found.asks_the_world, found.small_talk,
+                                      found.doubted) for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
-def _candidate(rank: int, candidate: retrieval.Candidate, context_floor: float | None, world: bool, chat: bool,
-               doubted: bool) -> dict:
-    admitted = retrieval.admissible(candidate, context_floor, world, chat, doubted)
+def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, context_floor: float | None, world: bool,
+               chat: bool, doubted: bool) -> dict:
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
@@ -73,8 +74,10 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
     if rule == "context":
         doubt = (f", and {beyond} beyond the best reference sentence against {margin} sd (the resting probe "
                  "doubts it rests on the user)") if margin is not None else ""
+        above = ", but ranked above a recalled memory" if admitted and not retrieval.admissible(
+            candidate, context_floor, world, chat, doubted) else ""
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
-                f"against the floor {floor}{doubt}")
+                f"against the floor {floor}{doubt}{above}")
     if rule == "words":
         return f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor {floor}"
     passing = ("shares only common words or words in passing with this general question, so " if

@@ -115,6 +115,9 @@ RESTS_NONE = 0.2  # ... below which the world answers it, however near a memory 
 # file left out of the fit, 1,436 unrelated messages and 5 of 3,902 wanting a memory fell below it
 RESTS_OVERRULES = 0.95  # ... above which it overrules words that read a question about the world ("how do I make a
 # sourdough starter?" sits at 0.87-0.90 as probes are refitted: on that edge a general question would rest on the user)
+ABOVE_RECALLED = 3  # ranks, as many as the recall packet shows, within which a memory ranked above a recalled one is
+# recalled too (``recalled``): on personal_unseen_111 to _118, a wanted memory in the first three 322 -> 327 of 416,
+# unrelated messages recalling something 33 of 224 either way
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more), and in two of them at
 # least, is whom they are about (a city one of three memories names is a place)
@@ -530,7 +533,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     doubted = rests and probed and likely < RESTS_DOUBTED
-    kept = [c for c in ranked if admissible(c, context_floor, world, chat, doubted)]
+    kept = recalled(ranked, context_floor, world, chat, doubted)
     shown = kept if abstain else ranked
     hits = [replace(c.row, score=round(c.relevance, 4)) for c in shown[:limit]]
     miss = None if hits else ("abstained" if candidates else "no_match")
@@ -563,6 +566,20 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
         add(name, found)
         lanes[name] = "ok"
     return candidates, lanes
+
+
+def recalled(ranked: list[Candidate], context_floor: float | None = None, world: bool = False, chat: bool = False,
+             doubted: bool = False) -> list[Candidate]:
+    """The ranked candidates abstention keeps: each admissible one (``admissible``) and, for a message that rests
+    on the user (``context_floor``), any of the first ABOVE_RECALLED ranked above one of them. Abstention decides
+    whether the message gets anything; what it gets is the ranking's to say, which weighs what relevance leaves
+    out (the memory's context, its learned bearing on the message): "last night I slept 3 hours, exam tomorrow"
+    ranks the exam first and admits only a note on study habits below it."""
+    kept = [admissible(c, context_floor, world, chat, doubted) for c in ranked]
+    if context_floor is not None and any(kept[:ABOVE_RECALLED]):
+        last = max(rank for rank, admitted in enumerate(kept[:ABOVE_RECALLED]) if admitted)
+        kept[:last] = [True] * last
+    return [candidate for candidate, admitted in zip(ranked, kept) if admitted]
 
 
 def admissible(candidate: Candidate, context_floor: float | None = None, world: bool = False, chat: bool = False,
