@@ -1399,6 +1399,8 @@ def test_a_sum_with_its_numbers_given_recalls_nothing_even_when_it_speaks_of_the
     ("how do I say no to my boss in a nice way", False), ("what is the weather in Polish cities", False),
     ("21.1 km at 5:40 pace = total time?", True), ("x = 5 but my loop never ends, why?", False),
     ("4 rangers for 21 days, each one 2 litres water a day. how many litres?", True),
+    ("how much was the MP2 contribution monthly? 1k or 1.5k", False),
+    ("B12: 2 a day, 3 boxes of 60, how many days?", True),
     ("R249.99 x 3 plus R89.50, what's the total", True), ("what's my bib number for the 10k on 12/5?", False),
     ("how much have I saved of the 3 goals, 500 for the trip, 200 for the bike", False),
     ("how is the Notarzt system in Austria different from how paramedics work in the UK or US?", True),

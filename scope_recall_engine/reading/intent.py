@@ -111,7 +111,8 @@ _SUM = re.compile(  # arithmetic and conversions: "17 x 23", "what's 15% of 80?"
     r"|^(?=(?:\D*\d+){2}).*\b(?:in total|altogether|all together)\W*$"  # "140 at 6,50€ and 90 at 4€: in total?"
     r"|\b[\d.,]+\s*(?:" + _UNITS + r")\s+(?:to|in|into)\s+(?:" + _UNITS + r")\b",  # "8.5 km in miles"
     re.IGNORECASE)
-_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")  # "10.000", "12/5", "5:40": one number each
+_NUMBER = re.compile(r"(?<![A-Z])\d+(?:[.,:/]\d+)*")  # "10.000", "12/5", "5:40", the 2 of "m2": one number each;
+# the 2 of "MP2" or "PS5" names a thing
 _TOTAL = re.compile(  # not "how much have I saved of the 3 goals, 500 for ...": what the user did is theirs to tell
     r"\b(?:how (?:much|many)(?! (?:\w+ )?(?:have|had|did|do) (?:i|we)\b)|(?:the|in) total|altogether"
     r"|what(?:'s| is)(?! (?:my|our)\b))\b", re.IGNORECASE)
