@@ -1585,6 +1585,7 @@ def test_a_message_that_asks_nothing_and_rests_on_nothing_of_the_users_is_small_
     meenal = Identity(user="meenal", chat="c1")
     ids = _fill(db, meenal, COMMUTER)
     view, moan = View(meenal.accessible()), "pune traffic today I swear. 50 min stuck on the drive to the office"
+    monkeypatch.setattr(retrieval, "WANTED_FLOOR", 0.0)  # the probe's reading of small talk alone, not its gate
     _probe_says(monkeypatch, retrieval.RESTS_UNLIKELY - 0.05)
     for complaint in (moan, moan.replace("traffic", "traffic AGAIN")):  # a bare "again": the day repeats itself
         found = retrieval.search(db, view, complaint, budget=30.0)  # the lane's reading, however busy the machine
@@ -1839,6 +1840,31 @@ NIGHT_NURSE = {"sertraline": "Dana takes sertraline 50 mg daily.",
                "job": "Dana is an ER nurse on twelve-hour night shifts."}
 
 
+def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the_floor(db, monkeypatch):
+    """A tailor's "how to stop chiffon from slipping when I dey cut am" rests on her by its words, and a memory of
+    her trade clears the floor of such a message; but the resting probe only half believes the message, and the
+    bearing probe finds no memory it wants, so their chance of its being wanted stays under WANTED_FLOOR and nothing
+    is recalled. Controls in the same store: a request for one of her people recalls that memory, explain gives the
+    chance, and with no floor on it the chiffon question would recall her trade."""
+    from scope_recall_bench import eval_personal, fit_resting
+    from scope_recall_engine.reading import explain
+
+    [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / "personal_unseen_113.json")
+                 if p["key"] == "p456"]
+    [stored] = eval_personal.load(db, [persona])
+    vectors.drain(db)
+    view, chiffon = View(stored.identity.accessible()), "how to stop chiffon from slipping when I dey cut am"
+    found = retrieval.search(db, view, chiffon)
+    assert found.rests_on_user and found.hits == []
+    trade = found.candidates[0]
+    assert trade.relevance >= found.context_floor and trade.wanted < retrieval.WANTED_FLOOR
+    assert explain.explain(db, view, chiffon)["candidates"][0]["wanted"] == pytest.approx(trade.wanted, abs=1e-3)
+    blessing = "what can I do for Blessing? she don almost finish with me, I wan make am special"
+    assert stored.ids["p456.m02"] in _ids(retrieval.search(db, view, blessing))
+    monkeypatch.setattr(retrieval, "WANTED_FLOOR", 0.0)
+    assert trade.row.id in _ids(retrieval.search(db, view, chiffon))
+
+
 def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_meaning_is_not_recalled(db, monkeypatch):
     """"max tylenol per day for adults is 4g or 3g now?" reads by its words as resting on her (it speaks of what
     people say to her), and a probe that doubts it (0.6: below RESTS_DOUBTED, above RESTS_UNLIKELY; the shipped
@@ -1852,6 +1878,7 @@ def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_mean
     view = View(dana.accessible())
     fitted = resting.probability
     monkeypatch.setattr(resting, "probability", lambda model_id, vector: max(0.6, fitted(model_id, vector)))
+    monkeypatch.setattr(retrieval, "WANTED_FLOOR", 0.0)  # the doubt alone, not the gate of what is wanted
     tylenol = "max tylenol per day for adults is 4g or 3g now? ppl keep sayin diff things"
     doubted = retrieval.search(db, view, tylenol)
     assert doubted.rests_on_user and doubted.doubted and doubted.hits == []

@@ -11,7 +11,9 @@ own. Both fold into one matrix, so a search turns its query vector into a single
 then costs one dot product, like its cosine (files left out, stop 36: a wanted memory among the first three for
 82.4% of messages with the diagonal alone, 89.6% with the low-rank term; ``bench fit-bearing``). Recall measures
 that score against the fixed reference population and adds it to a candidate's ranking evidence, never to its
-relevance: it orders what abstention admits and moves no floor (``reading/retrieval.py``). It ships for the default
+relevance: it orders what abstention admits and moves no floor (``reading/retrieval.py``). Its log-odds (with the
+bias, ``bias``), weighed with the resting probe's, are also the chance a message wants a memory, which must reach a
+floor of its own where that probe judges the message (``retrieval.wanted``). It ships for the default
 model (``reference/bearing-<model>.json``, ``probes.py``), written by ``scope-recall bench fit-bearing``; for any
 other model, or when the file is missing or corrupt, ranking goes on without it and ``doctor`` says why.
 """
@@ -37,6 +39,12 @@ def weighed(model_id: str, vector: "np.ndarray") -> "np.ndarray | None":
     if found is None or found.weights.shape != vector.shape:
         return None
     return through(found, vector)
+
+
+def bias(model_id: str) -> float:
+    """The probe's bias: a row's bearing plus it is the log-odds that the message wants the row."""
+    found = probes.read(NAME, model_id)
+    return 0.0 if found is None else found.bias
 
 
 def through(probe: probes.Probe, vectors: "np.ndarray") -> "np.ndarray":

@@ -66,6 +66,7 @@ class DenseScores:
     resting: float | None = None  # how likely answering it rests on the user (``resting.probability``)
     bearing: "np.ndarray | None" = None  # the query vector weighed by the bearing probe (``bearing.weighed``)
     reference_bearing: "np.ndarray | None" = None  # ... and each reference sentence's bearing on the query
+    bearing_bias: float = 0.0  # the probe's bias: a row's bearing plus it is the log-odds the message wants the row
     every_request: "np.ndarray | None" = None  # the requests a row's hubness is measured against (needs.py)
     reference_hubness: "np.ndarray | None" = None  # ... and each reference sentence's
 
@@ -207,7 +208,7 @@ def _score_scopes(directory, store, model_id: str, scopes: tuple[str, ...], quer
     scores.reference_needs = kinds.reference_kinds @ scores.query_needs
     scores.bearing = weighed
     if weighed is not None:
-        scores.reference_bearing = products[:, -1]
+        scores.reference_bearing, scores.bearing_bias = products[:, -1], bearing.bias(model_id)
     return scores
 
 

@@ -48,7 +48,7 @@ def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, contex
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
-            "trust": round(candidate.trust, 4), "admitted": admitted,
+            "trust": round(candidate.trust, 4), "wanted": _round(candidate.wanted), "admitted": admitted,
             "why": why(candidate, admitted, context_floor, world, chat, doubted)}
 
 
@@ -74,10 +74,12 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
     if rule == "context":
         doubt = (f", and {beyond} beyond the best reference sentence against {margin} sd (the resting probe "
                  "doubts it rests on the user)") if margin is not None else ""
+        wanted = ("" if candidate.wanted is None else f", and the chance it is wanted {candidate.wanted:.2f} against "
+                  f"{retrieval.WANTED_FLOOR} (the resting and bearing probes)")
         above = ", but ranked above a recalled memory" if admitted and not retrieval.admissible(
             candidate, context_floor, world, chat, doubted) else ""
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
-                f"against the floor {floor}{doubt}{above}")
+                f"against the floor {floor}{doubt}{wanted}{above}")
     if rule == "words":
         return f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor {floor}"
     passing = ("shares only common words or words in passing with this general question, so " if
