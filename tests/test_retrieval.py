@@ -1865,6 +1865,24 @@ def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the
     assert trade.row.id in _ids(retrieval.search(db, view, chiffon))
 
 
+def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db):
+    """"whats the name of that chiro i go to in red deer" looks a stated fact up: its words and meaning find it,
+    and the bearing probe, which learnt the needs of requests, is not asked (its chance would be under the floor).
+    Control in the same store: a request for advice is held to it."""
+    from scope_recall_bench import eval_personal, fit_resting
+
+    [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / "personal_unseen_122.json")
+                 if p["key"] == "p489"]
+    [stored] = eval_personal.load(db, [persona])
+    vectors.drain(db)
+    view = View(stored.identity.accessible())
+    chiro = retrieval.search(db, view, "whats the name of that chiro i go to in red deer")
+    assert chiro.rests_on_user and _ids(chiro)[:1] == [stored.ids["p489.m10"]]
+    assert all(candidate.wanted is None for candidate in chiro.candidates)
+    advice = retrieval.search(db, view, "my back is killing me after 11 hours in the cab, any stretches?")
+    assert advice.rests_on_user and advice.candidates[0].wanted is not None
+
+
 def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_meaning_is_not_recalled(db, monkeypatch):
     """"max tylenol per day for adults is 4g or 3g now?" reads by its words as resting on her (it speaks of what
     people say to her), and a probe that doubts it (0.6: below RESTS_DOUBTED, above RESTS_UNLIKELY; the shipped
