@@ -476,10 +476,10 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     word_shares(db, candidates, weights)  # still meanwhile
     kin = kin_named(db, view, query, counts)  # however it is worded: "emta 3eed milad Salma?", "when's Salma's
     # birthday?"; or a report that opens with them, which asks for help ("pumpkin's been off his food all week")
-    asking = asks_anything(asked)
+    asking, stated = asks_anything(asked), looks_up(asked)  # stated: it looks up a stated fact
     of_theirs = (bool(kin) and (not explains(asked) or asked_of(kin, query))
-                 and (looks_up(asked) or asking or not kin.isdisjoint(query_terms(query)[:1])))
-    particular = looks_up(asked) and bool(names) or of_theirs  # (meanwhile too: it reads the store, not the lane)
+                 and (stated or asking or not kin.isdisjoint(query_terms(query)[:1])))
+    particular = stated and bool(names) or of_theirs  # (meanwhile too: it reads the store, not the lane)
     lane = None
     if pending is not None:
         lane, lanes["vector"] = dense.finish(db, view, pending)
@@ -500,7 +500,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if broken is None:
         try:
             _score(db, candidates, weights, lane, context, hubs=context and not names, held=held_share(weights, counts),
-                   needs_weight=LOOKUP_NEEDS_WEIGHT if looks_up(asked) else NEEDS_WEIGHT)
+                   needs_weight=LOOKUP_NEEDS_WEIGHT if stated else NEEDS_WEIGHT)
         except ConfigError as error:
             broken = error
     if languages_broken is not None:
@@ -543,10 +543,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     doubted = rests and probed and likely < RESTS_DOUBTED
-    for candidate in ranked if rests and probed and not (about_user or looks_up(asked)) else ():  # a lookup of what
-        # the user told ("what was Jógvan's surname again?", "whats the name of that chiro i go to in red deer") is
-        # found by its words and meaning; the bearing probe learnt the needs of requests
-        candidate.wanted = wanted(likely, candidate.bearing)
+    if rests and probed and not (about_user or stated):  # a lookup of what the user told ("what was Jógvan's surname
+        # again?", "whats the name of that chiro i go to in red deer") is found by its words and meaning; the bearing
+        # probe learnt the needs of requests
+        for candidate in ranked:
+            candidate.wanted = wanted(likely, candidate.bearing)
     kept = recalled(ranked, context_floor, world, chat, doubted)
     shown = kept if abstain else ranked
     hits = [replace(c.row, score=round(c.relevance, 4)) for c in shown[:limit]]
@@ -587,8 +588,8 @@ def recalled(ranked: list[Candidate], context_floor: float | None = None, world:
     """The ranked candidates abstention keeps: each admissible one (``admissible``) and, for a message that rests
     on the user (``context_floor``), any of the first ABOVE_RECALLED ranked above one of them. Abstention decides
     whether the message gets anything; what it gets is the ranking's to say, which weighs what relevance leaves
-    out (the memory's context, its learned bearing on the message): "last night I slept 3 hours, exam tomorrow"
-    ranks the exam first and admits only a note on study habits below it."""
+    out (the memory's context, its learned bearing on the message): "last night I slept 3 hours, exam tomorrow, what
+    do I do?" ranks her migraines from too little sleep first, and admits only her IELTS plans below it."""
     kept = [admissible(c, context_floor, world, chat, doubted) for c in ranked]
     if context_floor is not None and any(kept[:ABOVE_RECALLED]):
         last = max(rank for rank, admitted in enumerate(kept[:ABOVE_RECALLED]) if admitted)
