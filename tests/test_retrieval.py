@@ -1883,6 +1883,25 @@ def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db)
     assert advice.rests_on_user and advice.candidates[0].wanted is not None
 
 
+def test_where_the_rules_cannot_read_a_message_a_probe_that_leans_to_the_user_decides(db, monkeypatch):
+    """"meen el supervisor bta3 el grad project? 3ayez ab3atlo mail" (Egyptian Arabic in Latin letters: who is the
+    supervisor of my graduation project?) is a word the rules cannot read; the resting probe leans to the user
+    (RESTS_LEANS or more, under RESTS_LIKELY), so the message rests on him and his supervisor is recalled. With the
+    probe held to RESTS_LIKELY again it is not, and in the same store a question of his field recalls nothing."""
+    from scope_recall_bench import eval_personal, fit_resting
+
+    [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / "personal_unseen_124.json")
+                 if p["key"] == "p500"]
+    [stored] = eval_personal.load(db, [persona])
+    vectors.drain(db)
+    view, supervisor = View(stored.identity.accessible()), "meen el supervisor bta3 el grad project? 3ayez ab3atlo mail"
+    found = retrieval.search(db, view, supervisor)
+    assert found.rests_on_user and _ids(found)[:1] == [stored.ids["p500.m03"]]
+    assert retrieval.search(db, view, "how do i calculate the moment of inertia of a hollow shaft?").hits == []
+    monkeypatch.setattr(retrieval, "RESTS_LEANS", retrieval.RESTS_LIKELY)
+    assert retrieval.search(db, view, supervisor).hits == []
+
+
 def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_meaning_is_not_recalled(db, monkeypatch):
     """"max tylenol per day for adults is 4g or 3g now?" reads by its words as resting on her (it speaks of what
     people say to her), and a probe that doubts it (0.6: below RESTS_DOUBTED, above RESTS_UNLIKELY; the shipped
