@@ -1842,12 +1842,16 @@ NIGHT_NURSE = {"sertraline": "Dana takes sertraline 50 mg daily.",
 
 def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the_floor(db, monkeypatch):
     """A tailor's "how to stop chiffon from slipping when I dey cut am" rests on her by its words, and a memory of
-    her trade clears the floor of such a message; but the resting probe only half believes the message, and the
-    bearing probe finds no memory it wants, so their chance of its being wanted stays under WANTED_FLOOR and nothing
-    is recalled. Controls in the same store: a request for one of her people recalls that memory, explain gives the
+    her trade clears the floor of such a message; but the resting probe only half believes the message (held at 0.75
+    here, above RESTS_DOUBTED: the shipped probe doubts it, which alone would keep her trade out), and the bearing
+    probe finds no memory it wants, so their chance of its being wanted stays under WANTED_FLOOR and nothing is
+    recalled. Controls in the same store: a request for one of her people recalls that memory, explain gives the
     chance, and with no floor on it the chiffon question would recall her trade."""
     from scope_recall_bench import eval_personal, fit_resting
     from scope_recall_engine.reading import explain
+
+    fitted = resting.probability
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: max(0.75, fitted(model_id, vector)))
 
     [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / "personal_unseen_113.json")
                  if p["key"] == "p456"]
