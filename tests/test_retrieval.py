@@ -571,22 +571,6 @@ def test_a_memory_ranked_above_a_recalled_one_is_recalled_for_a_message_resting_
     assert "ranked above" not in explain.why(above, True, floor)
 
 
-def test_a_memory_likely_wanted_beside_a_recalled_one_is_recalled_under_the_floor():
-    """Within the packet, a memory the message likely wants (``wanted``) comes with one admitted above it, though
-    its relevance is under the floor; one unlikely wanted does not, nor does any without an admitted one; explain
-    says why it came."""
-    from scope_recall_engine.reading import explain
-
-    floor = retrieval.CONTEXT_FLOOR
-    admitted = retrieval.Candidate(None, relevance=floor + 0.05, wanted=retrieval.WANTED_FLOOR + 0.1)
-    wanted, unwanted = (retrieval.Candidate(None, relevance=floor - 0.3, wanted=retrieval.WANTED_FLOOR + shift)
-                        for shift in (0.1, -0.1))
-    assert retrieval.recalled([admitted, unwanted, wanted], floor) == [admitted, wanted]
-    assert retrieval.recalled([unwanted, wanted], floor) == []
-    assert retrieval.recalled([admitted, wanted]) == []  # no context: the meaning floor, which neither clears
-    assert "likely wanted beside a recalled memory" in explain.why(wanted, True, floor)
-
-
 def test_a_name_the_memories_give_the_user_is_said_as_the_user(db):
     """A numeric user id names no one; "The user is Tomasz Nowak, ..." does, so "where does Tomasz live?" asks
     about the user, and the memory that says where they live (without the name) is found."""

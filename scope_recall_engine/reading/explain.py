@@ -76,10 +76,8 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
                  "doubts it rests on the user)") if margin is not None else ""
         wanted = ("" if candidate.wanted is None else f", and the chance it is wanted {candidate.wanted:.2f} against "
                   f"{retrieval.WANTED_FLOOR} (the resting and bearing probes)")
-        above = ""
-        if admitted and not retrieval.admissible(candidate, context_floor, world, chat, doubted):
-            likely = candidate.wanted is not None and candidate.wanted >= retrieval.WANTED_FLOOR
-            above = ", but likely wanted beside a recalled memory" if likely else ", but ranked above a recalled memory"
+        above = ", but ranked above a recalled memory" if admitted and not retrieval.admissible(
+            candidate, context_floor, world, chat, doubted) else ""
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
                 f"against the floor {floor}{doubt}{wanted}{above}")
     if rule == "words":

@@ -128,9 +128,7 @@ WANTED_FLOOR = 0.62  # ... and the chance of being wanted a memory needs, for a 
 # (a lookup not held to it: 19 without that); LoCoMo's rankings unchanged
 ABOVE_RECALLED = 3  # ranks, as many as the recall packet shows, within which a memory ranked above a recalled one is
 # recalled too (``recalled``): on personal_unseen_111 to _118, a wanted memory in the first three 322 -> 327 of 416,
-# unrelated messages recalling something 33 of 224 either way; and one likely wanted, under the relevance floor
-# (stop 49): on _111 to _122, 490 -> 498 of 624, direct questions 224 -> 225 of 240, unrelated 17 of 336 both; on
-# _123 to _126 nothing changed
+# unrelated messages recalling something 33 of 224 either way
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more), and in two of them at
 # least, is whom they are about (a city one of three memories names is a place)
@@ -593,16 +591,14 @@ def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weig
 def recalled(ranked: list[Candidate], context_floor: float | None = None, world: bool = False, chat: bool = False,
              doubted: bool = False) -> list[Candidate]:
     """The ranked candidates abstention keeps: each admissible one (``admissible``) and, for a message that rests
-    on the user (``context_floor``), once one of the first ABOVE_RECALLED is admitted, any of them ranked above it
-    or likely wanted (``wanted``, WANTED_FLOOR). Abstention decides whether the message gets anything; what it gets
-    is the ranking's to say, which weighs what relevance leaves out (the memory's context, its learned bearing on the
-    message): "last night I slept 3 hours, exam tomorrow, what do I do?" ranks her migraines from too little sleep
-    first, and admits only her IELTS plans below it."""
+    on the user (``context_floor``), any of the first ABOVE_RECALLED ranked above one of them. Abstention decides
+    whether the message gets anything; what it gets is the ranking's to say, which weighs what relevance leaves
+    out (the memory's context, its learned bearing on the message): "last night I slept 3 hours, exam tomorrow, what
+    do I do?" ranks her migraines from too little sleep first, and admits only her IELTS plans below it."""
     kept = [admissible(c, context_floor, world, chat, doubted) for c in ranked]
     if context_floor is not None and any(kept[:ABOVE_RECALLED]):
         last = max(rank for rank, admitted in enumerate(kept[:ABOVE_RECALLED]) if admitted)
-        kept[:ABOVE_RECALLED] = [admitted or rank < last or c.wanted is not None and c.wanted >= WANTED_FLOOR
-                                 for rank, (c, admitted) in enumerate(zip(ranked, kept[:ABOVE_RECALLED]))]
+        kept[:last] = [True] * last
     return [candidate for candidate, admitted in zip(ranked, kept) if admitted]
 
 
