@@ -38,6 +38,16 @@ def _ids(result):
     return [hit.id for hit in result]
 
 
+def _persona(db, fixture, key):
+    """One persona of a personal fixture, stored and indexed: its stored ids by key, and the view of its user."""
+    from scope_recall_bench import eval_personal, fit_resting
+
+    [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / fixture) if p["key"] == key]
+    [stored] = eval_personal.load(db, [persona])
+    vectors.drain(db)
+    return stored.ids, View(stored.identity.accessible())
+
+
 @pytest.fixture
 def hashed(db, db_path):
     config.save(db_path, config.Config(embedding_model=embedders.HASH_MODEL_ID))
@@ -470,13 +480,9 @@ def test_a_request_for_the_users_context_is_answered_on_weaker_evidence_a_genera
 def test_latent_terms_lift_a_memory_its_vector_alone_ranks_too_low(db, monkeypatch):
     """"antibiotics" shares no word with "allergic to penicillin"; the latent terms bring it up at least three
     places (the link through needs and the bearing probe, which lift it too, are off on both sides)."""
-    from scope_recall_bench import eval_personal
-
-    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p1"])
-    vectors.drain(db)  # 22 rows: more than a search catches up by itself
-    view = View(stored.identity.accessible())
+    ids, view = _persona(db, "personal.json", "p1")  # 22 rows: more than a search catches up by itself
     message = "I've got a sinus infection and the doctor wants to give me antibiotics, anything I should tell her?"
-    wanted = stored.ids["p1.m05"]  # allergic to penicillin
+    wanted = ids["p1.m05"]  # allergic to penicillin
     monkeypatch.setattr(retrieval, "NEEDS_WEIGHT", 0.0)
     monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
 
@@ -535,11 +541,8 @@ def test_a_memory_sharing_only_a_common_word_with_a_general_question_is_not_reca
     """"works" in "explain how binary search works" is little of the question: the shift memory needs the meaning
     floor then, as if it shared nothing; asked about, it is recalled on the words it shares (control). The rule
     itself: a memory between the two floors is admitted for a strong share, and for a weak one only without it."""
-    from scope_recall_bench import eval_personal
-
-    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p1"])
-    vectors.drain(db)
-    view, shifts = View(stored.identity.accessible()), stored.ids["p1.m04"]  # "Works rotating 12-hour shifts ..."
+    ids, view = _persona(db, "personal.json", "p1")
+    shifts = ids["p1.m04"]  # "Works rotating 12-hour shifts ..."
     question = "explain how binary search works, with a Python example"
     assert retrieval.search(db, view, question).hits == []
     assert shifts in _ids(retrieval.search(db, view, "how long are Mara's shifts?"))
@@ -912,16 +915,13 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     and recalls the back pain (control: it falls among the kinds of need). With every message taken as resting on
     the user, none as about the world and the resting probe set aside, the chit-chat recalls something again (the
     rules matter)."""
-    from scope_recall_bench import eval_personal
-
-    [stored] = eval_personal.load(db, [p for p in eval_personal.read_fixture() if p["key"] == "p5"])
-    vectors.drain(db)
-    view, chit_chat = View(stored.identity.accessible()), "my friend says tomatoes are fruit, is that true?"
+    ids, view = _persona(db, "personal.json", "p5")
+    chit_chat = "my friend says tomatoes are fruit, is that true?"
     assert intent.asks_for_context(chit_chat)  # by its words it would ask for the user's context
     assert retrieval.search(db, view, chit_chat).hits == []
     stretches = "what stretches help after a twelve-hour service?"
     assert not intent.asks_for_context(stretches)
-    assert stored.ids["p5.m21"] in _ids(retrieval.search(db, view, stretches, 3))
+    assert ids["p5.m21"] in _ids(retrieval.search(db, view, stretches, 3))
     monkeypatch.setattr(retrieval, "PERSONAL_SHARE", 0.0)
     monkeypatch.setattr(retrieval, "about_the_world", lambda message: False)
     monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)  # the rules alone decide
@@ -1467,17 +1467,13 @@ def test_a_link_through_needs_that_places_the_message_nowhere_does_not_reorder_t
     became 2 to 3 sd and a salon's rent out-ranked the dog the message names. With the spread counted as at least
     NEEDS_SPREAD the dog comes first; control, same store: with no such floor it falls to fourth (the bearing probe
     and the words measured against what the store holds, which lift the dog too, are off on both sides)."""
-    from scope_recall_bench import eval_personal
-
-    fixture = eval_personal.read_fixture(eval_personal.FIXTURES / "personal_unseen_12.json")
-    [stored] = eval_personal.load(db, [p for p in fixture if p["key"] == "p49"])
-    vectors.drain(db)
+    ids, view = _persona(db, "personal_unseen_12.json", "p49")
     monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
     monkeypatch.setattr(retrieval, "held_share", lambda weights, counts: 1.0)
-    view, collar = View(stored.identity.accessible()), "buy new collar for Bông, pink or red cuter?"
-    assert _ids(retrieval.search(db, view, collar, 3))[:1] == [stored.ids["p49.m22"]]
+    collar = "buy new collar for Bông, pink or red cuter?"
+    assert _ids(retrieval.search(db, view, collar, 3))[:1] == [ids["p49.m22"]]
     monkeypatch.setattr(retrieval, "NEEDS_SPREAD", 0.0)
-    assert stored.ids["p49.m22"] not in _ids(retrieval.search(db, view, collar, 3))
+    assert ids["p49.m22"] not in _ids(retrieval.search(db, view, collar, 3))
 
 
 @pytest.mark.parametrize(("fixture", "key", "message", "wanted"), [
@@ -1489,18 +1485,13 @@ def test_the_bearing_probe_ranks_first_the_memory_a_request_rests_on(db, monkeyp
     (``companion/bearing.py``) puts the memory the message needs first, well ahead of the next; control, same store:
     without it (weight 0) the wanted one is still among the three but no longer clearly first (at most a tie's
     width ahead, which a dependency's rounding can turn), so abstention is not what moved."""
-    from scope_recall_bench import eval_personal
-
-    fixture = eval_personal.read_fixture(eval_personal.FIXTURES / f"{fixture}.json")
-    [stored] = eval_personal.load(db, [p for p in fixture if p["key"] == key])
-    vectors.drain(db)
-    view = View(stored.identity.accessible())
+    ids, view = _persona(db, f"{fixture}.json", key)
 
     def lead() -> float:  # the wanted memory's evidence over the best other candidate's
         found = retrieval.search(db, view, message, 3)
-        assert stored.ids[wanted] in _ids(found)
+        assert ids[wanted] in _ids(found)
         ranked = {c.row.id: c.evidence for c in found.candidates}
-        return ranked.pop(stored.ids[wanted]) - max(ranked.values())
+        return ranked.pop(ids[wanted]) - max(ranked.values())
 
     with_bearing = lead()
     monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
@@ -1512,16 +1503,12 @@ def test_a_memory_holding_the_only_word_the_store_knows_leads_however_long_the_m
     memories holds, a fifth of the message's weight; measured against the words some memory holds, the physio's
     memory comes first. Control, same store: measured against the whole message it falls behind memories that
     share no word with it. The bearing probe, which lifts it too, is set aside on both sides."""
-    from scope_recall_bench import eval_personal
-
-    fixture = eval_personal.read_fixture(eval_personal.FIXTURES / "personal_unseen_2.json")
-    [stored] = eval_personal.load(db, [p for p in fixture if p["key"] == "p9"])
-    vectors.drain(db)
+    ids, view = _persona(db, "personal_unseen_2.json", "p9")
     monkeypatch.setattr(retrieval, "BEARING_WEIGHT", 0.0)
-    view, message = View(stored.identity.accessible()), "whats the name of my physio again? need to send her a email"
-    assert _ids(retrieval.search(db, view, message, 3))[:1] == [stored.ids["p9.m04"]]
+    message = "whats the name of my physio again? need to send her a email"
+    assert _ids(retrieval.search(db, view, message, 3))[:1] == [ids["p9.m04"]]
     monkeypatch.setattr(retrieval, "held_share", lambda weights, counts: 1.0)
-    assert _ids(retrieval.search(db, view, message, 3))[:1] != [stored.ids["p9.m04"]]
+    assert _ids(retrieval.search(db, view, message, 3))[:1] != [ids["p9.m04"]]
 
 
 CLEANER = {"latex": "Allergic to latex - hands swell and itch. Must use nitrile gloves only.",
@@ -1847,24 +1834,19 @@ def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the
     probe finds no memory it wants, so their chance of its being wanted stays under WANTED_FLOOR and nothing is
     recalled. Controls in the same store: a request for one of her people recalls that memory, explain gives the
     chance, and with no floor on it the chiffon question would recall her trade."""
-    from scope_recall_bench import eval_personal, fit_resting
     from scope_recall_engine.reading import explain
 
     fitted = resting.probability
     monkeypatch.setattr(resting, "probability", lambda model_id, vector: max(0.75, fitted(model_id, vector)))
-
-    [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / "personal_unseen_113.json")
-                 if p["key"] == "p456"]
-    [stored] = eval_personal.load(db, [persona])
-    vectors.drain(db)
-    view, chiffon = View(stored.identity.accessible()), "how to stop chiffon from slipping when I dey cut am"
+    ids, view = _persona(db, "personal_unseen_113.json", "p456")
+    chiffon = "how to stop chiffon from slipping when I dey cut am"
     found = retrieval.search(db, view, chiffon)
     assert found.rests_on_user and found.hits == []
     trade = found.candidates[0]
     assert trade.relevance >= found.context_floor and trade.wanted < retrieval.WANTED_FLOOR
     assert explain.explain(db, view, chiffon)["candidates"][0]["wanted"] == pytest.approx(trade.wanted, abs=1e-3)
     blessing = "what can I do for Blessing? she don almost finish with me, I wan make am special"
-    assert stored.ids["p456.m02"] in _ids(retrieval.search(db, view, blessing))
+    assert ids["p456.m02"] in _ids(retrieval.search(db, view, blessing))
     monkeypatch.setattr(retrieval, "WANTED_FLOOR", 0.0)
     assert trade.row.id in _ids(retrieval.search(db, view, chiffon))
 
@@ -1873,15 +1855,9 @@ def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db)
     """"whats the name of that chiro i go to in red deer" looks a stated fact up: its words and meaning find it,
     and the bearing probe, which learnt the needs of requests, is not asked (its chance would be under the floor).
     Control in the same store: a request for advice is held to it."""
-    from scope_recall_bench import eval_personal, fit_resting
-
-    [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / "personal_unseen_122.json")
-                 if p["key"] == "p489"]
-    [stored] = eval_personal.load(db, [persona])
-    vectors.drain(db)
-    view = View(stored.identity.accessible())
+    ids, view = _persona(db, "personal_unseen_122.json", "p489")
     chiro = retrieval.search(db, view, "whats the name of that chiro i go to in red deer")
-    assert chiro.rests_on_user and _ids(chiro)[:1] == [stored.ids["p489.m10"]]
+    assert chiro.rests_on_user and _ids(chiro)[:1] == [ids["p489.m10"]]
     assert all(candidate.wanted is None for candidate in chiro.candidates)
     advice = retrieval.search(db, view, "my back is killing me after 11 hours in the cab, any stretches?")
     assert advice.rests_on_user and advice.candidates[0].wanted is not None
@@ -1892,15 +1868,10 @@ def test_where_the_rules_cannot_read_a_message_a_probe_that_leans_to_the_user_de
     supervisor of my graduation project?) is a word the rules cannot read; the resting probe leans to the user
     (RESTS_LEANS or more, under RESTS_LIKELY), so the message rests on him and his supervisor is recalled. With the
     probe held to RESTS_LIKELY again it is not, and in the same store a question of his field recalls nothing."""
-    from scope_recall_bench import eval_personal, fit_resting
-
-    [persona] = [p for p in eval_personal.read_fixture(fit_resting.FIXTURES / "personal_unseen_124.json")
-                 if p["key"] == "p500"]
-    [stored] = eval_personal.load(db, [persona])
-    vectors.drain(db)
-    view, supervisor = View(stored.identity.accessible()), "meen el supervisor bta3 el grad project? 3ayez ab3atlo mail"
+    ids, view = _persona(db, "personal_unseen_124.json", "p500")
+    supervisor = "meen el supervisor bta3 el grad project? 3ayez ab3atlo mail"
     found = retrieval.search(db, view, supervisor)
-    assert found.rests_on_user and _ids(found)[:1] == [stored.ids["p500.m03"]]
+    assert found.rests_on_user and _ids(found)[:1] == [ids["p500.m03"]]
     assert retrieval.search(db, view, "how do i calculate the moment of inertia of a hollow shaft?").hits == []
     monkeypatch.setattr(retrieval, "RESTS_LEANS", retrieval.RESTS_LIKELY)
     assert retrieval.search(db, view, supervisor).hits == []
