@@ -104,14 +104,16 @@ MEANING_MARGIN = 1.0  # a row sharing no word with the query must out-score the 
 CONTEXT_FLOOR = 0.9  # for a message that asks for the user's context (intent.py): among a person's most related
 SURE_CONTEXT_FLOOR = 0.8  # ... when the resting probe is sure of it (RESTS_LIKELY or more): unrelated messages
 # seldom reach that certainty, and the fact a request needs often sits just below the floor above
-RESTS_UNLIKELY, RESTS_LIKELY = 0.45, 0.9  # the probe's probability that a message rests on the user, below or above
-# which it decides over the rules (``companion/resting.py``; chosen with each development file's probe and examples
-# fitted without it: its vote of nearest examples made the low end less extreme, 0.3 to 0.45 since stop 37)
+RESTS_UNLIKELY, RESTS_LIKELY = 0.45, 0.9  # the probe's probability that a message rests on the user, below which it
+# decides over the rules, and above which it is sure (SURE_CONTEXT_FLOOR) (``companion/resting.py``; chosen with each
+# development file's probe and examples fitted without it: its vote of nearest examples made the low end less
+# extreme, 0.3 to 0.45 since stop 37)
 RESTS_LEANS = 0.8  # ... above which it overrules the rules' reading that it does not (their words miss most of what
 # is written in Arabic or Punjabi in Latin letters, or in Japanese: "meen el supervisor bta3 el grad project?"); at
 # 0.8 against RESTS_LIKELY, on personal_unseen_111 to _122 a wanted memory in the first three 467 -> 479 of 624,
-# direct questions 214 -> 219 of 240, unrelated messages recalling something 31 -> 32 of 336; on _123 to _126, never
-# read before, 148 -> 154 of 208, 69 -> 72 of 80 and 11 of 112 both
+# direct questions 214 -> 219 of 240, unrelated messages recalling something 31 -> 32 of 336; on _123 to _126, first
+# run before it was made, 148 -> 154 of 208, 69 -> 72 of 80 and 11 of 112 both; on _127 to _130, never read, with the
+# resting probe refitted on 123 files: 154 -> 158 of 208, 71 -> 72 of 80, 10 -> 8 of 112 (docs/personal-eval.md)
 RESTS_DOUBTED = 0.7  # ... below which it doubts a message the rules read as resting on the user (naming no one of
 # theirs): a memory recalled on that reading must be near the message in meaning, DOUBTED_MARGIN at least
 DOUBTED_MARGIN = -2.0  # sd above the best reference sentence (``Candidate.beyond``); both chosen on 24 development
