@@ -1326,8 +1326,7 @@ def test_a_japanese_question_about_the_world_recalls_nothing_and_a_japanese_look
     """"なんで柴犬は頑固な性格が多いの？" (why are Shiba Inus so often stubborn?) and "柴犬と秋田犬の違いって何？" (the
     difference between a Shiba and an Akita) are asked of the world: nothing of Yui's is recalled, though her dog is
     a Shiba. "ハナのアレルギー何だっけ" (what is Hana's allergy again?) recalls the dog (control), and without the
-    gloss of the words that say what a question asks (and the resting probe, which reads them as resting on nothing of
-    hers), the world's questions recall her dog too."""
+    gloss of the words that say what a question asks, the world's questions recall her dog too."""
     from scope_recall_engine.reading import glosses
 
     yui = Identity(user="yui", chat="c1")
@@ -1340,7 +1339,6 @@ def test_a_japanese_question_about_the_world_recalls_nothing_and_a_japanese_look
     assert _ids(retrieval.search(db, view, "ハナのアレルギー何だっけ"))[:1] == [ids["dog"]]
     monkeypatch.setattr(glosses, "_UNSPACED", {})
     monkeypatch.setattr(glosses, "_WRITTEN_UNSPACED", re.compile("(?!)"))
-    monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)
     for question in asked:
         assert ids["dog"] in _ids(retrieval.search(db, view, question)), question
 
@@ -1877,22 +1875,6 @@ def test_where_the_rules_cannot_read_a_message_a_probe_that_leans_to_the_user_de
     assert retrieval.search(db, view, "how do i calculate the moment of inertia of a hollow shaft?").hits == []
     monkeypatch.setattr(retrieval, "RESTS_LEANS", retrieval.RESTS_LIKELY)
     assert retrieval.search(db, view, supervisor).hits == []
-
-
-def test_a_message_the_probe_reads_as_resting_on_nothing_of_the_users_is_a_general_question(db, monkeypatch):
-    """A QA engineer's "smoke testing aur sanity testing me exact difference kya hai?" reads by its words as
-    nothing in particular, but the resting probe reads it as resting on nothing of his (under RESTS_UNLIKELY): it is
-    a general question, so "testing", a word in passing, is no topic of his and his job is not recalled. Controls in
-    the same store: a question after his physio finds the physio, and with words in passing counted as a topic the
-    testing question recalls his job again."""
-    ids, view = _persona(db, "personal_unseen_117.json", "p472")
-    testing = "smoke testing aur sanity testing me exact difference kya hai? interview me puchha tha"
-    assert retrieval.search(db, view, testing).hits == []
-    physio = retrieval.search(db, view, "mera physio ka naam kya tha, Aundh wali? number dhundhna hai")
-    assert _ids(physio)[:1] == [ids["p472.m04"]]
-    monkeypatch.setattr(retrieval, "GENERAL_SHARE", 0.0)
-    monkeypatch.setattr(retrieval, "PART_SHARE", 0.0)
-    assert ids["p472.m02"] in _ids(retrieval.search(db, view, testing))
 
 
 def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_meaning_is_not_recalled(db, monkeypatch):

@@ -538,10 +538,6 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         overrules = RESTS_OVERRULES if about_the_world(asked) else RESTS_LEANS
         rests = rests and likely >= RESTS_UNLIKELY or likely >= overrules and not (world or chat)
         world = world or likely < RESTS_NONE  # "what's the world record for a full ironman?"
-        in_general = in_general or likely < RESTS_UNLIKELY and not names  # resting on nothing of the user's, its
-        # words in passing are no topic of theirs ("smoke testing aur sanity testing me exact difference kya hai?" of a
-        # QA engineer): on _111 to _122 unrelated recalling something 17 -> 15 of 336, on _123 to _126 9 -> 7 of
-        # 112, hits and direct questions unchanged
         if likely < RESTS_UNLIKELY and quiet:  # "pune traffic today I swear. 50 min stuck near the chowk", in words
             # the rules read (English or a glossed language, not Swahili)
             chat = chat or language in GLOSSARIES or language is None and reference.english(query_terms(query))
