@@ -30,8 +30,8 @@ KEPT_OUT = tuple(f"personal_unseen_{number}" for number in range(41, 123))  # th
 # resting probe learns from: the shipped bearing probe was fitted on the 41 files before them. Fitted on 41 to 50 too
 # (stop 37), it took LoCoMo's any@5 from 69.9 to 69.5, under its floor; on 1 to 110 (stop 48), alone it put a wanted
 # memory among the first three for 87.7% of 111 to 118's 416 messages (84.6% for the shipped one), but at
-# BEARING_WEIGHT 3 LoCoMo's any@5 fell to 68.2; on 1 to 122 (stop 49), 82.7% of 123 to 126's 208 messages, never
-# read, against 82.2% for the shipped one (the cosine alone 75.5%): kept
+# BEARING_WEIGHT 3 LoCoMo's any@5 fell to 68.2; on 1 to 122 (stop 49), 82.7% of 123 to 126's 208 messages, which
+# no probe was fitted on, against 82.2% for the shipped one (the cosine alone 75.5%): kept
 
 
 def held_out_files() -> list[str]:

@@ -1865,7 +1865,7 @@ def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db)
 
 def test_where_the_rules_cannot_read_a_message_a_probe_that_leans_to_the_user_decides(db, monkeypatch):
     """"meen el supervisor bta3 el grad project? 3ayez ab3atlo mail" (Egyptian Arabic in Latin letters: who is the
-    supervisor of my graduation project?) is a word the rules cannot read; the resting probe leans to the user
+    supervisor of my graduation project?) is written in words the rules cannot read; the resting probe leans to the user
     (RESTS_LEANS or more, under RESTS_LIKELY), so the message rests on him and his supervisor is recalled. With the
     probe held to RESTS_LIKELY again it is not, and in the same store a question of his field recalls nothing."""
     ids, view = _persona(db, "personal_unseen_124.json", "p500")
