@@ -972,6 +972,16 @@ def test_a_question_for_a_particular_fact_looks_it_up(message, looks_up):
     assert intent.looks_up(message) is looks_up
 
 
+@pytest.mark.parametrize(("message", "speaks"), [
+    ("when's my forklift cert valid until?", True), ("how old were we when we moved?", True),
+    ("remind me when the exams start", True), ("what's the name of that chiro I go to", True),
+    ("what time does it get dark in dublin in december?", False),
+    ("What's the IRS standard mileage rate for 2024 business travel?", False), ("how old is the US?", False),
+])
+def test_a_lookup_that_speaks_of_the_user_is_told_from_one_of_the_world(message, speaks):
+    assert intent.speaks_of_user(message) is speaks
+
+
 def test_a_lookup_ranks_without_the_strong_link_that_a_request_gets(db, alice, monkeypatch):
     """The link through needs weighs NEEDS_WEIGHT for a request and LOOKUP_NEEDS_WEIGHT for a lookup: raising the
     first reorders a request's memories (control) and leaves a lookup's evidence as it was."""
@@ -1875,6 +1885,32 @@ def test_where_the_rules_cannot_read_a_message_a_probe_that_leans_to_the_user_de
     assert retrieval.search(db, view, "how do i calculate the moment of inertia of a hollow shaft?").hits == []
     monkeypatch.setattr(retrieval, "RESTS_LEANS", retrieval.RESTS_LIKELY)
     assert retrieval.search(db, view, supervisor).hits == []
+
+
+def test_a_lookup_that_says_nothing_of_the_user_recalls_only_what_it_likely_wants(db, monkeypatch):
+    """"what time does it get dark in dublin in december?" looks a fact up, as "when's my forklift cert valid
+    until?" does, but says nothing of the user: the world answers it, and her job in Dublin, her night shifts and her
+    swims are no memory it likely wants (WANTED_FLOOR), so nothing is recalled. Her own lookup still finds her
+    licence in the same store; read as a lookup of hers, the question about the dark recalls her memories."""
+    ids, view = _persona(db, "personal_unseen_128.json", "p514")
+    dark = "what time does it get dark in dublin in december?"
+    assert retrieval.search(db, view, dark).hits == []
+    assert _ids(retrieval.search(db, view, "when's my forklift cert valid until? agency asking"))[:1] == [
+        ids["p514.m07"]]
+    monkeypatch.setattr(retrieval, "speaks_of_user", lambda message: True)
+    assert retrieval.search(db, view, dark).hits != []
+
+
+def test_an_unspaced_message_with_numbers_in_every_word_is_still_read_by_the_probes(db):
+    """"今月ゴルフ2回行ったら足りるかな。プレー代1回1万2千円くらい" (will my money last two rounds of golf this
+    month?) is two unspaced clauses, each a "word" with a number in it: it is still a message of words, so the resting
+    probe reads it and his monthly allowance is recalled. A question of his trade in the same store recalls nothing."""
+    ids, view = _persona(db, "personal_unseen_125.json", "p501")
+    golf = "今月ゴルフ2回行ったら足りるかな。プレー代1回1万2千円くらい"
+    assert not any(word.isalpha() for word in retrieval.query_terms(golf, content_only=True))
+    found = retrieval.search(db, view, golf)
+    assert found.rests_on_user and ids["p501.m13"] in _ids(found)[:3]
+    assert retrieval.search(db, view, "円安って商社の利益にどう影響するの？").hits == []
 
 
 def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_meaning_is_not_recalled(db, monkeypatch):

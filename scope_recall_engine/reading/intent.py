@@ -241,6 +241,12 @@ def asks_about_user(message: str, *, again: bool = True) -> bool:
     return bool(_ABOUT_USER.search(message) or again and _AGAIN.search(message))
 
 
+def speaks_of_user(message: str) -> bool:
+    """Whether the message speaks of the user (I, my, we, our) or asks what they told ("remind me ..."): a lookup
+    that does neither ("what's the IRS standard mileage rate for 2024?") looks something up in the world."""
+    return bool(_OWN.search(message.translate(_APOSTROPHES))) or asks_about_user(message)
+
+
 def looks_up(message: str) -> bool:
     """Whether the message looks a particular fact up ("when is Ana's recital?", "what's my dispatcher's name",
     "remind me when ...") rather than asking for a plan, a recommendation or advice ("what should I cook?")."""

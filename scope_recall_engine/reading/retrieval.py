@@ -31,6 +31,7 @@ from scope_recall_engine.reading.intent import (
     general,
     looks_up,
     owned_words,
+    speaks_of_user,
     thanks,
     vents,
     world_answers,
@@ -127,7 +128,9 @@ WANTED_BEARING = 0.5  # the weight of a memory's bearing beside the message's re
 WANTED_FLOOR = 0.62  # ... and the chance of being wanted a memory needs, for a message resting on the user that the
 # probe judges; chosen on personal_unseen_111 to _118 (neither probe fitted on them): unrelated messages recalling
 # something 33 -> 20 of 224, a wanted memory in the first three 327 -> 321 of 416, direct questions 147 of 160 both
-# (a lookup not held to it: 19 without that); LoCoMo's rankings unchanged
+# (a lookup not held to it: 19 without that); LoCoMo's rankings unchanged. A lookup that says nothing of the user
+# (``intent.speaks_of_user``) is held to it since stop 50: on _123 to _130 unrelated messages recalling something
+# 17 -> 15 of 224, on _131 to _138 (never read) 20 -> 19 of 224, no hit lost on either; LoCoMo's rankings unchanged
 ABOVE_RECALLED = 3  # ranks, as many as the recall packet shows, within which a memory ranked above a recalled one is
 # recalled too (``recalled``): on personal_unseen_111 to _118, a wanted memory in the first three 322 -> 327 of 416,
 # unrelated messages recalling something 33 of 224 either way
@@ -494,7 +497,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             for hit, _ in lane.hits.values():
                 candidates.setdefault(hit.id, Candidate(hit))
             _attach_dense(db, view, candidates, lane)  # every candidate's cosine and D, the lane's hits included
-    worded = any(word.isalpha() for word in words)  # an id or a number means nothing to the kinds of need
+    worded = any(word.isalpha() for word in words) or bool(_CJK.search(query))  # an id or a number means nothing
+    # to the kinds of need; an unspaced clause is a word with its numbers in it ("今月ゴルフ2回行ったら足りるかな":
+    # on _123 to _130 both such messages found their memory once read)
     share = lane.scores.personal if lane and worded else None  # among the kinds of need or general requests
     about_user = asks_about_user(asked)  # a lookup of what the user said ("what's Bryn's surname again?")
     context = asks or about_user  # whether it rests on the user's own context: by its words alone without the vector
@@ -550,9 +555,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     doubted = rests and probed and likely < RESTS_DOUBTED
-    if rests and probed and not (about_user or stated):  # a lookup of what the user told ("what was Jógvan's surname
-        # again?", "whats the name of that chiro i go to in red deer") is found by its words and meaning; the bearing
-        # probe learnt the needs of requests
+    if rests and probed and not (stated and speaks_of_user(asked)):  # a lookup of what the user told ("what was
+        # Jógvan's surname again?", "whats the name of that chiro i go to in red deer") is found by its words and
+        # meaning (the bearing probe learnt the needs of requests); one that says nothing of the user looks something
+        # up in the world ("what time does it get dark in dublin in december?"), and only a memory it likely wants
+        # helps (WANTED_FLOOR)
         for candidate in ranked:
             candidate.wanted = wanted(likely, candidate.bearing)
     kept = recalled(ranked, context_floor, world, chat, doubted)
