@@ -41,7 +41,7 @@ from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
 from scope_recall_engine.truth.visibility import HIT_COLUMNS, VISIBLE, Hit, View, visible_rows
-from scope_recall_engine.truth.vocabulary import DEMONYMS, PETS, RELATIONS, spelled_out
+from scope_recall_engine.truth.vocabulary import DEMONYMS, PETS, RELATIONS, ROLES, spelled_out
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,10 +51,12 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 _REPEATED_USER = re.compile(r"the user(?:[\s-]+the user)+")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
-_KIN_WORD = rf"(?:{RELATIONS}|{PETS})(?: {PETS})?"  # "brother", "beagle", "tabby cat"
-_KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's", "called Bryn", "brother Dayo"
+_KIN_WORD = rf"(?:{RELATIONS}|{ROLES}|{PETS})(?: {PETS})?"  # "brother", "manager", "beagle", "tabby cat"
+_TITLE = r"(?:(?:dr|mr|mrs|ms|miss|prof|sr|sra|frau|herr)\.? )?"  # "doctor is Dr. Gokhale": the name, not the title
+_KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's", "called Bryn", "brother Dayo", "Her
+    # manager is Fernanda"
     r"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
-    rf"|\b(?:{_KIN_WORD},? (?:(?:called|named|nicknamed) )?|(?:called|named|nicknamed),? )"
+    rf"|\b(?:{_KIN_WORD},? (?:(?:is|was|called|named|nicknamed) )?|(?:called|named|nicknamed),? ){_TITLE}"
     r"(?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)  # "a cat called Pumpkin": the name, not "called"
 _KIN_LISTED = re.compile(  # each name of a list after a relation: "their two boys, Owen (14) and Rhys (10)"
     rf"\b{_KIN_WORD},? (?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*(?: \(\d+\))?){{1,5}})",
@@ -402,9 +404,10 @@ def _is_name(db, view: View, term: str, language: str | None = None) -> bool:
 def kin_named(db, view: View, query: str, counts: dict[str, int]) -> set[str]:
     """The words of the query's first sentence, the one that asks, that the view's memories give as the name of
     someone of the user's: a possessive ("Salma's birthday"), a name given ("a cock called Bryn") or one after a
-    relation or a pet ("little brother Dayo"). Looking up their particulars rests on the user as looking up the
-    user's own does; a place or a team the memories mention ("sings in the Inverness Choral Society") is no one of
-    theirs, nor is a name said after the question ("Who was the first to climb the Aconcagua? ... Martín says").
+    relation, a role or a pet ("little brother Dayo", "Her manager is Fernanda"). Looking up their particulars rests
+    on the user as looking up the user's own does; a place or a team the memories mention ("sings in the Inverness
+    Choral Society") is no one of theirs, nor is a name said after the question ("Who was the first to climb the
+    Aconcagua? ... Martín says").
     A name that is also one of the language's commonest words counts only as the query's possessive ("pumpkin's
     been sick", not "pumpkin soup")."""
     first = _SENTENCE.split(query.strip(), 1)[0]
@@ -418,7 +421,7 @@ def kin_named(db, view: View, query: str, counts: dict[str, int]) -> set[str]:
         uncommon = set()
     for term in uncommon | possessed.intersection(held):  # "pumpkin's been sick": a name however common
         names = {name for hit in matching(db, view, [term], limit=5) for name in _kin_in(hit.content)
-                 if name[0].isupper()}
+                 if name[0].isupper() and not _LANGUAGE.fullmatch(name)}  # "her husband is Irish": no name
         if term in {name.casefold() for name in names}:
             found.add(term)
     return found
