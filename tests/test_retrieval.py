@@ -871,6 +871,21 @@ def test_thanks_and_a_definition_read_in_filipino_and_polish():
     assert not intent.explains(gloss("co mam kupic na obiad?", "pl"))
 
 
+def test_a_turkish_question_particle_ukrainian_and_clipped_portuguese_are_read():
+    """Turkish asks with a particle as often as with a question mark ("bu akşam maç var mı" : is there a match
+    tonight?); Ukrainian "нагадай коли в мене ..." asks to be reminded when the user has something, "яка різниця
+    між ..." for a difference the world tells; chats clip Portuguese "quando" to "qdo". Controls: the same words
+    without the particle ask nothing, and unglossed none of them is read."""
+    asks = "bu akşam maç var mı, nerden izlerim"
+    assert intent.asks_anything(gloss(asks, "tr")) and not intent.asks_anything(asks)
+    assert not intent.asks_anything(gloss("bu akşam maç var, evde izliyorum", "tr"))
+    remind = "нагадай коли в мене JLPT і на який рівень я записався"
+    assert intent.asks_about_user(gloss(remind, "uk")) and not intent.asks_about_user(remind)
+    assert intent.explains(gloss("яка різниця між FixedUpdate і Update? поясни як джуну", "uk"))
+    clipped = "qdo é o niver do rafa??"
+    assert intent.looks_up(gloss(clipped, "pt")) and not intent.looks_up(clipped)
+
+
 def test_french_qui_after_a_word_is_the_relative_that_and_asks_nothing():
     """"un passager qui m'a insultée, je suis crevée" vents: its "qui" follows a word, so it is "that", not "who";
     "qui a fait le musée des Confluences ?" still asks, and "je fais quoi là" asks what to do."""
@@ -1827,6 +1842,26 @@ def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
     assert retrieval.kin_named(db, view, " ".join(words), counts) == {"gethin", "seren", "ffion"}
     assert retrieval.kin_named(db, view, "Who won? Seren said", counts) == set()  # after the asking sentence
     assert retrieval.kin_named(db, view, "how's the loft", {"loft": 1}) == set()  # a common word, not a name
+
+
+def test_someone_a_memory_names_by_their_role_is_someone_of_the_users(db, monkeypatch):
+    """"Her manager is Fernanda; the monthly KPI report is due ..." names Fernanda as one of the user's, as "her
+    sister Ana" would: "qdo vence o relatório de KPI pra fernanda? esqueci total" (when is the KPI report for
+    Fernanda due? I forgot) looks up a particular of someone of hers and recalls it. Controls: read without that,
+    nothing is recalled; a title is not the name ("His GP is Dr. Gokhale"), nor is a nationality ("Her husband is
+    Irish")."""
+    assert retrieval._kin_in("His GP is Dr. Gokhale; his physio, Anjali, sees him on Mondays.") >= {"Gokhale", "Anjali"}
+    assert "Dr" not in retrieval._kin_in("His doctor is Dr. Gokhale.")
+    ids, view = _persona(db, "personal_unseen_133.json", "p536")
+    message, wanted = "qdo vence o relatório de KPI pra fernanda? esqueci total", ids["p536.m10"]
+    assert retrieval.kin_named(db, view, message, {"fernanda": 1}) == {"fernanda"}
+    found = retrieval.search(db, view, message, 3)
+    assert found.rests_on_user and _ids(found)[:1] == [wanted]
+    lifecycle.store(db, Identity(user="solene", chat="c1"), "user", "Her husband is Irish.", human("t"))
+    assert retrieval.kin_named(db, View(Identity(user="solene", chat="c1").accessible()), "best irish stew?",
+                               {"irish": 1}) == set()
+    monkeypatch.setattr(retrieval, "kin_named", lambda db, view, query, counts: set())
+    assert wanted not in _ids(retrieval.search(db, view, message, 3))
 
 
 NIGHT_NURSE = {"sertraline": "Dana takes sertraline 50 mg daily.",

@@ -63,7 +63,9 @@ _PORTUGUESE = {
     "curiosidade": "fun fact", "poema sobre": "poem about", "e verdade": "is it true",
     "diferenca entre": "difference between", "quem ganhou": "who won", "quem escreveu": "who wrote",
     "quem inventou": "who invented", "capital de": "capital of", "como se diz": "how do you say", "de": "of",
-    "dividido por": "divided by", "vezes": "times", "de onde vem": "what is the origin of",
+    "dividido por": "divided by", "vezes": "times", "de onde vem": "what is the origin of", "qdo": "when",
+    "qnd": "when", "qto": "how much", "qnto": "how much", "qtos": "how many", "qntos": "how many", "qtas": "how many",
+    "qntas": "how many", "oq": "what",  # as chats clip them: "qdo é o niver do rafa??"
     "em geral": "in general", "no geral": "in general",
 }
 _FRENCH = {
@@ -179,7 +181,9 @@ _TURKISH = {  # folded: "ş" as "s", "ç" as "c", "ö" as "o" ("ı" has no accen
     "yardım": "help", "yardım et": "help me", "yaz": "write", "yazar mısın": "write", "hatırlat": "remind me",
     "acıkla": "explain", "acıklar mısın": "explain", "cevir": "translate", "fıkra": "joke", "saka": "joke",
     "dogru mu": "is it true", "arasındaki fark": "the difference between", "bolu": "divided by", "carpı": "times",
-    "genel olarak": "in general",
+    "genel olarak": "in general", "nereden": "where", "nerden": "where", "nerde": "where",
+    "mi": "?", "mı": "?", "mu": "?", "miyim": "?", "mıyım": "?", "muyum": "?", "misin": "?", "mısın": "?",
+    "musun": "?",  # the question particle: "bu akşam maç var mı" asks, with or without its question mark
 }
 _POLISH = {  # folded: "ó" as "o", "ś" as "s" ("ł" has no accent to lose)
     "ja": "I", "moj": "my", "moja": "my", "moje": "my", "mojego": "my", "mojej": "my", "moim": "my", "my": "we",
@@ -209,6 +213,20 @@ _RUSSIAN = {  # folded: "й" as "и", "ё" as "е"
     "в чем разница": "the difference between", "чем отличается": "the difference between",
     "столица": "capital of", "как сказать": "how do you say", "разделить на": "divided by", "умножить на": "times",
     "в целом": "in general",
+}
+_UKRAINIAN = {  # folded: "й" as "и", "ї" as "і"
+    "я": "I", "мені": "I", "міи": "my", "моя": "my", "моє": "my", "моі": "my", "мого": "my", "моєі": "my", "ми": "we",
+    "наш": "our", "наша": "our", "наше": "our", "наші": "our", "у мене": "I have", "в мене": "I have",
+    "у нас": "we have", "в нас": "we have", "чому": "why", "навіщо": "why", "коли": "when", "о котріи": "when",
+    "де": "where", "куди": "where", "хто": "who", "якии": "which", "яка": "which", "яке": "which", "які": "which",
+    "скільки": "how much", "як": "how", "що": "what", "що таке": "what is", "порадь": "recommend",
+    "порадьте": "recommend", "порекомендуи": "recommend", "порада": "advice", "поради": "tips", "ідеі": "ideas",
+    "ідея": "idea", "запропонуи": "suggest", "чи варто": "should I", "мені варто": "should I", "допоможи": "help me",
+    "напиши": "write", "нагадаи": "remind me", "поясни": "explain", "переклади": "translate", "жарт": "joke",
+    "анекдот": "joke", "це правда": "is it true", "чи правда": "is it true", "різниця між": "the difference between",
+    "в чому різниця": "the difference between", "чим відрізняється": "the difference between",
+    "столиця": "capital of", "як сказати": "how do you say", "поділити на": "divided by", "помножити на": "times",
+    "загалом": "in general", "в цілому": "in general",
 }
 _VIETNAMESE = {  # folded ("đ" has no accent to lose); "tôi" and "mình" alone fold onto other words ("tối", "Minh")
     "cua toi": "my", "cua minh": "my", "chung toi": "we", "chung minh": "we", "chung ta": "we", "tai sao": "why",
@@ -263,7 +281,7 @@ _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these
 _WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
-              "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "vi": _VIETNAMESE, "nb": _NORWEGIAN,
+              "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "uk": _UKRAINIAN, "vi": _VIETNAMESE, "nb": _NORWEGIAN,
               "da": _NORWEGIAN, "sv": _SWEDISH}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 _RELATIVE = {"fr": re.compile(r"(?<=[^\W\d_]) qui\b", re.IGNORECASE)}  # "un passager qui m'a insultée": after a
