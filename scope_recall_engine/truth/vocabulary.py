@@ -21,8 +21,9 @@ RELATIONS = _alternatives(
 ROLES = _alternatives(  # people of the user's outside the family, whom memories name by the part they play: "Her
     # manager is Fernanda", "his landlord, Mr Brennan"
     "manager boss colleague coworker co-worker employee supervisor advisor adviser mentor coach trainer teacher tutor "
-    "landlord landlady neighbour neighbor friend roommate flatmate housemate doctor physio physiotherapist therapist "
-    "GP pediatrician paediatrician dentist vet accountant lawyer lead assistant client carer caregiver nanny babysitter")
+    "landlord landlady neighbour neighbor friend roommate flatmate housemate doctor GP physio physiotherapist "
+    "therapist pediatrician paediatrician dentist vet accountant lawyer lead assistant client carer caregiver nanny "
+    "babysitter")
 PETS = _alternatives("dog cat puppy kitten parrot hamster rabbit bunny horse pony turtle tortoise lizard snake "
                      "guinea_pig budgie ferret gecko goldfish cockatiel canary "
                      # a pet is often called by its breed: "their beagle, Pistache"
