@@ -27,8 +27,8 @@ FACTS = {
 }
 
 
-def _fill(db, identity, facts=FACTS, drain=True):
-    ids = {key: lifecycle.store(db, identity, "memory", text, ME).id for key, text in facts.items()}
+def _fill(db, identity, facts=FACTS, drain=True, target="memory"):
+    ids = {key: lifecycle.store(db, identity, target, text, ME).id for key, text in facts.items()}
     if drain:
         vectors.drain(db)
     return ids
@@ -1478,7 +1478,7 @@ def test_a_speech_or_a_message_to_write_rests_on_whom_it_is_for(db, monkeypatch)
     resting probe is set aside on both sides (it is sure of this message since it was fitted on 41 files)."""
     monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)  # the rules alone decide
     desmond = Identity(user="desmond", chat="c1")
-    ids = _fill(db, desmond, BROTHER)
+    ids = _fill(db, desmond, BROTHER, target="user")  # facts about him, not notes on how to help
     view, speech = View(desmond.accessible()), "Help me write a likkle speech fi mi bredda's big birthday."
     found = retrieval.search(db, view, speech)
     assert found.rests_on_user and ids["brother"] in _ids(found)
@@ -1946,6 +1946,25 @@ def test_an_unspaced_message_with_numbers_in_every_word_is_still_read_by_the_pro
     found = retrieval.search(db, view, golf)
     assert found.rests_on_user and ids["p501.m13"] in _ids(found)[:3]
     assert retrieval.search(db, view, "円安って商社の利益にどう影響するの？").hits == []
+
+
+def test_a_request_to_make_something_recalls_a_note_on_how_to_help(db, monkeypatch):
+    """"yo can u write a simple object pool for bullets? GC spikes killing me" asks for code: the note "Prefers code
+    examples in C#." tells how to write it, whatever the code is about, so it needs only CONTEXT_FLOOR though the
+    message does not rest on the user; a question of how a thing is made asks for nothing made. Controls, same
+    store: a question the world answers recalls nothing, and read as no request to make anything, the note is not
+    recalled."""
+    ids, view = _persona(db, "personal_unseen_133.json", "p534")
+    pool, note = "yo can u write a simple object pool for bullets? GC spikes killing me", ids["p534.m19"]
+    assert intent.asks_to_make(pool) and intent.asks_to_make("help me write a speech opener, funny but not cringe")
+    assert not intent.asks_to_make("figma: how do i make a component with variants")  # how it is done
+    assert not intent.asks_to_make("148 tins, three a parcel: how many parcels can we make?")
+    found = retrieval.search(db, view, pool)
+    assert found.makes and not found.rests_on_user and note in _ids(found)
+    assert retrieval.search(db, view, "how does A* pathfinding work, briefly? and why is it better than "
+                            "Dijkstra").hits == []
+    monkeypatch.setattr(retrieval, "asks_to_make", lambda message: False)
+    assert note not in _ids(retrieval.search(db, view, pool))
 
 
 def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_meaning_is_not_recalled(db, monkeypatch):

@@ -31,25 +31,26 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
     floor = found.context_floor
     kept = {id(c) for c in retrieval.recalled(found.candidates, floor, found.asks_the_world, found.small_talk,
-                                               found.doubted)}
+                                               found.doubted, found.makes)}
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,
-            "doubted": found.doubted,
+            "doubted": found.doubted, "makes": found.makes,
             "candidates": [_candidate(rank, c, id(c) in kept, floor, found.asks_the_world, found.small_talk,
-                                      found.doubted) for rank, c in enumerate(found.candidates[:limit], 1)],
+                                      found.doubted, found.makes)
+                           for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
 def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, context_floor: float | None, world: bool,
-               chat: bool, doubted: bool) -> dict:
+               chat: bool, doubted: bool, makes: bool) -> dict:
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "wanted": _round(candidate.wanted), "admitted": admitted,
-            "why": why(candidate, admitted, context_floor, world, chat, doubted)}
+            "why": why(candidate, admitted, context_floor, world, chat, doubted, makes)}
 
 
 def _round(value: float | None) -> float | None:
@@ -58,11 +59,11 @@ def _round(value: float | None) -> float | None:
 
 
 def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None, world: bool = False,
-        chat: bool = False, doubted: bool = False) -> str:
+        chat: bool = False, doubted: bool = False, makes: bool = False) -> str:
     """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
     rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
-    rule, floor, margin = retrieval.admission(candidate, context_floor, world, chat, doubted)
+    rule, floor, margin = retrieval.admission(candidate, context_floor, world, chat, doubted, makes)
     if rule == "exact":
         return "admitted: the query names this memory's id"
     if rule == "world":
@@ -80,6 +81,9 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
             candidate, context_floor, world, chat, doubted) else ""
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
                 f"against the floor {floor}{doubt}{wanted}{above}")
+    if rule == "note":
+        return (f"{verdict}: a note on how to help, for a request to make something; relevance "
+                f"{candidate.relevance:.3f} against the floor {floor}")
     if rule == "words":
         return f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor {floor}"
     passing = ("shares only common words or words in passing with this general question, so " if

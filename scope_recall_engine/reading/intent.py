@@ -222,6 +222,11 @@ _ASKING = re.compile(  # a question or a request in any shape: "?", a question w
     r"|summari[sz]e|outline|calculate|compute|convert|proofread|rewrite|rephrase|compare|walk me|talk me)\b"
     r"|\b(?:is|was) (?:that|it|this) (?:bad|ok|okay|normal|safe|fine|serious|dangerous)\b",
     re.IGNORECASE)
+_MAKES = re.compile(  # a request for something made: code, a playlist, a plan, a critique, a list, a draft; its verb
+    # opens a clause or follows "can you", "please" or "help me" ("how do i make a component" asks how it is done)
+    r"(?:^\W*|[.!?,;:]\s*|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|\b(?:please|pls|plz)\s+"
+    r"|\bhelp\s+me\s+(?:to\s+)?)(?:write|make|give(?!\s+up\b)|draft|create|prepare|critique|generate|compose|list"
+    r"|plan)\b", re.IGNORECASE)
 _OWNED = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.IGNORECASE)  # "my thesis advisor", "our landlord"
 
 
@@ -245,6 +250,14 @@ def speaks_of_user(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks what they told ("remind me ..."): a lookup
     that does neither ("what's the IRS standard mileage rate for 2024?") looks something up in the world."""
     return bool(_OWN.search(message.translate(_APOSTROPHES))) or asks_about_user(message)
+
+
+def asks_to_make(message: str) -> bool:
+    """Whether the message asks for something made ("can u write a simple object pool for bullets?", "make me a
+    cocktail hour playlist", "critique: onboarding step 2 ..."): how the user likes things made helps, whatever
+    it is about."""
+    message = message.translate(_APOSTROPHES)
+    return asks_anything(message) and bool(_MAKES.search(message)) and not _HOW_TO.search(message)
 
 
 def looks_up(message: str) -> bool:
