@@ -645,7 +645,8 @@ def admissible(candidate: Candidate, context_floor: float | None = None, world: 
     live?") count as shared by none, and so do words in passing (``telling_share``), and one the world answers
     (``world``: an explanation, a fact, a sum, a joke, a claim to check, ``intent.explains``) recalls nothing of the
     user's; nor does small talk that asks nothing (``chat``: "ugh its so cold today i cant feel my hands"), whatever
-    it mentions. An exact id always counts."""
+    it mentions. A request to make something (``makes``) keeps a note on how to help at CONTEXT_FLOOR. An exact id
+    always counts."""
     rule, floor, margin = admission(candidate, context_floor, world, chat, doubted, makes)
     return (candidate.relevance >= floor and (margin is None or candidate.beyond >= margin)
             and (rule != "context" or candidate.wanted is None or candidate.wanted >= WANTED_FLOOR))
@@ -655,8 +656,8 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
               doubted: bool = False, makes: bool = False) -> tuple[str, float, float | None]:
     """The rule that decides a candidate (``admissible``), its floor and the least margin on meaning it needs
     (``Candidate.beyond``), if any: "exact", "world" or "chat" (a floor no relevance reaches), "context" (with
-    DOUBTED_MARGIN where the probe doubts it), "words" or "meaning" (with MEANING_MARGIN). ``explain`` prints the
-    same rule."""
+    DOUBTED_MARGIN where the probe doubts it), "note" (a note on how to help, for a request to make something:
+    ``makes``), "words" or "meaning" (with MEANING_MARGIN). ``explain`` prints the same rule."""
     if "exact" in candidate.lanes:
         return "exact", 0.0, None
     if world or chat:  # small talk first: the probe reads "ugh mondays, so tired" as no question of the user's too
