@@ -29,28 +29,24 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
         miss = "gated"
     else:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
-    floor = found.context_floor
-    kept = {id(c) for c in retrieval.recalled(found.candidates, floor, found.asks_the_world, found.small_talk,
-                                               found.doubted, found.makes)}
+    kept = {id(c) for c in retrieval.recalled(found.candidates, *found.abstention)}
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,
             "doubted": found.doubted, "makes": found.makes,
-            "candidates": [_candidate(rank, c, id(c) in kept, floor, found.asks_the_world, found.small_talk,
-                                      found.doubted, found.makes)
+            "candidates": [_candidate(rank, c, id(c) in kept, found.abstention)
                            for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
-def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, context_floor: float | None, world: bool,
-               chat: bool, doubted: bool, makes: bool) -> dict:
+def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, abstention: tuple) -> dict:
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "wanted": _round(candidate.wanted), "admitted": admitted,
-            "why": why(candidate, admitted, context_floor, world, chat, doubted, makes)}
+            "why": why(candidate, admitted, *abstention)}
 
 
 def _round(value: float | None) -> float | None:
@@ -78,7 +74,7 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
         wanted = ("" if candidate.wanted is None else f", and the chance it is wanted {candidate.wanted:.2f} against "
                   f"{retrieval.WANTED_FLOOR} (the resting and bearing probes)")
         above = ", but ranked above a recalled memory" if admitted and not retrieval.admissible(
-            candidate, context_floor, world, chat, doubted) else ""
+            candidate, context_floor, world, chat, doubted, makes) else ""
         return (f"{verdict}: the query rests on the user's own context; relevance {candidate.relevance:.3f} "
                 f"against the floor {floor}{doubt}{wanted}{above}")
     if rule == "note":

@@ -175,6 +175,11 @@ class SearchResult:
         return self.hits[index]
 
     @property
+    def abstention(self) -> tuple:
+        """What abstention read of the message, in the order ``recalled``, ``admission`` and ``explain.why`` take it."""
+        return self.context_floor, self.asks_the_world, self.small_talk, self.doubted, self.makes
+
+    @property
     def rests_on_user(self) -> bool:
         """Whether answering the query rests on the user's own context (its floor is lower)."""
         return self.context_floor is not None
