@@ -1948,6 +1948,28 @@ def test_an_unspaced_message_with_numbers_in_every_word_is_still_read_by_the_pro
     assert retrieval.search(db, view, "円安って商社の利益にどう影響するの？").hits == []
 
 
+def test_a_memory_recalled_on_meaning_alone_is_recalled_for_a_message_resting_on_the_user_too(db, monkeypatch):
+    """"bhai mera G2 test kab hai aur kaunse centre pe?? bhool gaya" rests on him, but the probes doubt it and find
+    his road test unwanted (0.46): yet the road test is far beyond every reference sentence in meaning, and would be
+    recalled for a message that did not rest on him at all. The lower floor of a message resting on the user is
+    never stricter than that. Controls, same store: a question the world answers in his language recalls nothing,
+    and without the meaning rule the road test is not recalled. Shared words do not count so: a memory sharing
+    words with such a message, too near the reference in meaning, stays unwanted."""
+    ids, view = _persona(db, "personal_unseen_139.json", "p557")
+    road_test = "bhai mera G2 test kab hai aur kaunse centre pe?? bhool gaya 😅"
+    found = retrieval.search(db, view, road_test)
+    assert found.rests_on_user and found.doubted and _ids(found)[:1] == [ids["p557.m11"]]
+    assert retrieval.search(db, view, "CN Tower ki height kitni hai actually? roommate se shart lagi hai 😂").hits == []
+    unwanted = dict(relevance=1.0, wanted=retrieval.WANTED_FLOOR / 2)
+    far, near = (retrieval.Candidate(None, beyond=beyond, **unwanted) for beyond in (retrieval.MEANING_MARGIN, 0.0))
+    worded = retrieval.Candidate(None, lexical_own=1.0, beyond=0.0, **unwanted)
+    floor = retrieval.CONTEXT_FLOOR
+    assert retrieval.admission(far, floor)[0] == "meaning" and retrieval.admissible(far, floor)
+    assert not retrieval.admissible(near, floor) and not retrieval.admissible(worded, floor)
+    monkeypatch.setattr(retrieval, "MEANING_MARGIN", float("inf"))
+    assert ids["p557.m11"] not in _ids(retrieval.search(db, view, road_test))
+
+
 def test_a_request_to_make_something_recalls_a_note_on_how_to_help(db, monkeypatch):
     """"yo can u write a simple object pool for bullets? GC spikes killing me" asks for code: the note "Prefers code
     examples in C#." tells how to write it, whatever the code is about, so it needs only CONTEXT_FLOOR though the

@@ -652,7 +652,12 @@ def admissible(candidate: Candidate, context_floor: float | None = None, world: 
     user's; nor does small talk that asks nothing (``chat``: "ugh its so cold today i cant feel my hands"), whatever
     it mentions. A request to make something (``makes``) keeps a note on how to help at CONTEXT_FLOOR. An exact id
     always counts."""
-    rule, floor, margin = admission(candidate, context_floor, world, chat, doubted, makes)
+    return clears(candidate, *admission(candidate, context_floor, world, chat, doubted, makes))
+
+
+def clears(candidate: Candidate, rule: str, floor: float, margin: float | None) -> bool:
+    """Whether the candidate passes a rule of ``admission``: its floor, its margin on meaning and, for "context",
+    the chance of being wanted (``wanted``, WANTED_FLOOR)."""
     return (candidate.relevance >= floor and (margin is None or candidate.beyond >= margin)
             and (rule != "context" or candidate.wanted is None or candidate.wanted >= WANTED_FLOOR))
 
@@ -667,8 +672,14 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
         return "exact", 0.0, None
     if world or chat:  # small talk first: the probe reads "ugh mondays, so tired" as no question of the user's too
         return "chat" if chat else "world", float("inf"), None
-    if context_floor is not None:  # the lowest floor: a row below it is below every other
-        return "context", context_floor, DOUBTED_MARGIN if doubted else None
+    if context_floor is not None:  # the lowest floor, but the probes may doubt it or find the memory unwanted: a
+        # memory recalled on meaning alone for any message is recalled for one resting on the user too ("bhai mera
+        # G2 test kab hai aur kaunse centre pe??", his road test 3.6 sd beyond the reference, wanted at 0.46): on
+        # personal_unseen_111 to _142 a wanted memory in the first three +5, unrelated messages recalling something
+        # +0; shared words do not count (+10 and +14 with them: "frozen load layi reefer temp kinna set karde")
+        context = "context", context_floor, DOUBTED_MARGIN if doubted else None
+        meaning = "meaning", FLOOR, MEANING_MARGIN
+        return meaning if not clears(candidate, *context) and clears(candidate, *meaning) else context
     if makes and candidate.row.target == "memory":  # a note on how to help ("Prefers code examples in C#") for a
         # request to make something ("can u write a simple object pool for bullets?"), whatever it is about: over
         # the 1,017 messages of every personal fixture that a looser reading took as such, hits 721 -> 733 of 894,
