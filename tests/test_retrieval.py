@@ -960,6 +960,10 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("j'ai déjà payé le loyer", False),  # "déjà" that ends no question is "already"
     ("人間ドックって何日だっけ", True), ("ケンタと介護費いくらずつ出してるんやったっけ", True),  # recollective endings
     ("엄마 생신 며칠이었더라", True), ("민호 전역 언제였지", True), ("오늘 진짜 최악이었어", False),
+    ("도윤 태권도 몇 시였지? 화목 맞나?", True),  # ... asked, then more said
+    ("德语 B1 是哪天考来着? 突然慌了", True), ("德语 B1 考试难吗?", False),  # Chinese "来着": what was it again
+    ("o DAS vence que dia msm?", True), ("quantos seguidores o insta da van tinha mesmo?", True),  # Portuguese
+    ("é o mesmo preço?", False),  # "mesmo" that ends a question asks again; "o mesmo" is "the same"
     ("kaskoyu hangi şirketten yaptırmıştık", True), ("hangi sigorta şirketi daha ucuz", False),  # Turkish "we had"
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
@@ -1179,6 +1183,18 @@ def test_again_said_in_another_language_asks_after_what_the_user_told(message):
 
     assert intent.asks_about_user(gloss(message, reference.spoken(retrieval.query_terms(message))))
     assert not intent.asks_about_user(message)
+
+
+@pytest.mark.parametrize(("message", "reading"), [
+    ("qué diferencia hay entre aceite de oliva virgen extra y virgen a secas?", "difference between"),
+    ("lahore ki Badshahi masjid kis ne banwayi thi aur kab?", "who"),
+    ("bhai mera G2 test kab hai aur kaunse centre pe??", "which"),
+    ("Diya ka school pickup kitne baje hai?", "what time"),
+])
+def test_question_words_of_spanish_and_hindi_are_read(message, reading):
+    """"diferencia hay entre", "kis ne", "kaunse", "kitne baje": glossed as the English intent's rules know."""
+    language = reference.spoken(retrieval.query_terms(message, content_only=True), question_languages(message))
+    assert reading in gloss(message, language) and reading not in message
 
 
 SAVER = {"berlin": "She's saving in dollars for a trip to Berlin next September; she has US$1,800 of US$3,500.",
