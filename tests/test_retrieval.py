@@ -964,6 +964,8 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("德语 B1 是哪天考来着? 突然慌了", True), ("德语 B1 考试难吗?", False),  # Chinese "来着": what was it again
     ("o DAS vence que dia msm?", True), ("quantos seguidores o insta da van tinha mesmo?", True),  # Portuguese
     ("é o mesmo preço?", False),  # "mesmo" that ends a question asks again; "o mesmo" is "the same"
+    ("how many miles my truck got on it i forgot", True), ("i forgot my umbrella at the gym lol", False),  # forgot
+    # what it asks, not a thing
     ("kaskoyu hangi şirketten yaptırmıştık", True), ("hangi sigorta şirketi daha ucuz", False),  # Turkish "we had"
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
@@ -971,7 +973,7 @@ def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(messa
 
 
 @pytest.mark.parametrize("message", ["人間ドックって何日だっけ", "엄마 생신 며칠이었더라",
-                                     "whats the dogs names again"])
+                                     "whats the dogs names again", "how many miles my truck got on it i forgot"])
 def test_a_recollective_ending_asks_again_which_the_probe_may_still_read_as_the_worlds(message):
     """Japanese "っけ" and Korean "더라" ask to be reminded, as a bare "again" does, of the world's answer too
     ("富士山の高さって何メートルだったっけ"): the resting probe may overrule them, as it may "again"; "did we"
