@@ -250,7 +250,7 @@ def asks_about_user(message: str, *, again: bool = True) -> bool:
     """Whether the message asks what the user has told before ("which instrument do I play again?", "what's my
     dispatcher's name", "remind me when ...", "... i forgot"): a lookup in the user's own life, whatever its topic.
     ``again=False`` leaves out a bare "again", which as often says the day repeats itself ("raining again. shocker"),
-    and a question the user forgot the answer to, which may be the world's ("khách hỏi mà mình quên mất")."""
+    and a question the user forgot the answer to, which may be the world's ("when was it built? i forgot")."""
     message = _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))
     return bool(_ABOUT_USER.search(message) or again and (_AGAIN.search(message) or _FORGOT.search(message)
                                                              and asks_anything(message)))
