@@ -1808,6 +1808,7 @@ def test_looking_up_someone_the_memories_name_rests_on_the_user(db, monkeypatch)
     assert retrieval.search(db, view, "Who was the first woman in space? Ffion asked me at tea and I had no "
                             "idea").hits == []
     monkeypatch.setattr(retrieval, "kin_named", lambda db, view, query, counts: set())
+    monkeypatch.setattr(intent, "_FORGOT", re.compile("(?!)"))
     assert wanted not in _ids(retrieval.search(db, view, message, 3))
 
 
@@ -1824,6 +1825,7 @@ def test_a_question_of_someone_of_theirs_rests_on_the_user_in_any_wording(db, mo
     assert found.rests_on_user and wanted in _ids(found)
     assert retrieval.search(db, view, "long day at the loft with Seren and the young birds").hits == []
     monkeypatch.setattr(retrieval, "kin_named", lambda db, view, query, counts: set())
+    monkeypatch.setattr(intent, "_FORGOT", re.compile("(?!)"))
     assert wanted not in _ids(retrieval.search(db, view, message, 3))
 
 
@@ -1865,7 +1867,8 @@ def test_kin_named_finds_possessives_given_names_and_relations_not_places(db):
 def test_someone_a_memory_names_by_their_role_is_someone_of_the_users(db, monkeypatch):
     """"Her manager is Fernanda; the monthly KPI report is due ..." names Fernanda as one of the user's, as "her
     sister Ana" would: "qdo vence o relatório de KPI pra fernanda? esqueci total" (when is the KPI report for
-    Fernanda due? I forgot) looks up a particular of someone of hers and recalls it. Controls: read without that,
+    Fernanda due? I forgot) looks up a particular of someone of hers and recalls it. Controls: read without that
+    (nor the answer she forgot, which asks to be reminded too),
     nothing is recalled; a title is not the name ("His GP is Dr. Gokhale"), nor is a nationality ("Her husband is
     Irish")."""
     assert retrieval._kin_in("His GP is Dr. Gokhale; his physio, Anjali, sees him on Mondays.") >= {"Gokhale", "Anjali"}
@@ -1879,6 +1882,7 @@ def test_someone_a_memory_names_by_their_role_is_someone_of_the_users(db, monkey
     assert retrieval.kin_named(db, View(Identity(user="solene", chat="c1").accessible()), "best irish stew?",
                                {"irish": 1}) == set()
     monkeypatch.setattr(retrieval, "kin_named", lambda db, view, query, counts: set())
+    monkeypatch.setattr(intent, "_FORGOT", re.compile("(?!)"))
     assert wanted not in _ids(retrieval.search(db, view, message, 3))
 
 
@@ -1967,25 +1971,27 @@ def test_an_unspaced_message_with_numbers_in_every_word_is_still_read_by_the_pro
 
 
 def test_a_memory_recalled_on_meaning_alone_is_recalled_for_a_message_resting_on_the_user_too(db, monkeypatch):
-    """"bhai mera G2 test kab hai aur kaunse centre pe?? bhool gaya" rests on him, but the probes doubt it and find
-    his road test unwanted (0.46): yet the road test is far beyond every reference sentence in meaning, and would be
-    recalled for a message that did not rest on him at all. The lower floor of a message resting on the user is
-    never stricter than that. Controls, same store: a question the world answers in his language recalls nothing,
-    and without the meaning rule the road test is not recalled. Shared words do not count so: a memory sharing
-    words with such a message, too near the reference in meaning, stays unwanted."""
-    ids, view = _persona(db, "personal_unseen_139.json", "p557")
-    road_test = "bhai mera G2 test kab hai aur kaunse centre pe?? bhool gaya 😅"
-    found = retrieval.search(db, view, road_test)
-    assert found.rests_on_user and found.doubted and _ids(found)[:1] == [ids["p557.m11"]]
-    assert retrieval.search(db, view, "CN Tower ki height kitni hai actually? roommate se shart lagi hai 😂").hits == []
-    unwanted = dict(relevance=1.0, wanted=retrieval.WANTED_FLOOR / 2)
+    """"can u write a one pager on flossing i can hand out to patients" rests on the hygienist, and her note that
+    handouts should be written at a Year 6 reading level lies far beyond every reference sentence in meaning: it
+    would be recalled for a message that did not rest on her at all, so it is recalled for this one however unlikely
+    the probes find it wanted. The lower floor of a message resting on the user is never stricter than the meaning
+    rule. Controls, same store: a question the world answers recalls nothing, and without the meaning rule the note
+    is not recalled. Shared words do not count so: a memory sharing words with such a message, too near the
+    reference in meaning, stays unwanted."""
+    ids, view = _persona(db, "personal_unseen_120.json", "p482")
+    handout, note = "can u write a one pager on flossing i can hand out to patients", ids["p482.m18"]
+    monkeypatch.setattr(retrieval, "WANTED_FLOOR", 1.0)  # no memory is likely enough wanted
+    found = retrieval.search(db, view, handout)
+    assert found.rests_on_user and _ids(found)[:1] == [note]
+    assert retrieval.search(db, view, "when does daylight saving end in vic this year").hits == []
+    unwanted = dict(relevance=1.0, wanted=0.5)
     far, near = (retrieval.Candidate(None, beyond=beyond, **unwanted) for beyond in (retrieval.MEANING_MARGIN, 0.0))
     worded = retrieval.Candidate(None, lexical_own=1.0, beyond=0.0, **unwanted)
     floor = retrieval.CONTEXT_FLOOR
     assert retrieval.admission(far, floor)[0] == "meaning" and retrieval.admissible(far, floor)
     assert not retrieval.admissible(near, floor) and not retrieval.admissible(worded, floor)
     monkeypatch.setattr(retrieval, "MEANING_MARGIN", float("inf"))
-    assert ids["p557.m11"] not in _ids(retrieval.search(db, view, road_test))
+    assert note not in _ids(retrieval.search(db, view, handout))
 
 
 def test_a_request_to_make_something_recalls_a_note_on_how_to_help(db, monkeypatch):
