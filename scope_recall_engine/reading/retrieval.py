@@ -672,6 +672,7 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
         return "exact", 0.0, None
     if world or chat:  # small talk first: the probe reads "ugh mondays, so tired" as no question of the user's too
         return "chat" if chat else "world", float("inf"), None
+    meaning = "meaning", FLOOR, MEANING_MARGIN
     if context_floor is not None:  # the lowest floor, but the probes may doubt it or find the memory unwanted: a
         # memory recalled on meaning alone for any message is recalled for one resting on the user too ("can u write
         # a one pager on flossing i can hand out to patients": her note on handouts 2.35 sd beyond the reference,
@@ -679,7 +680,6 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
         # unrelated messages recalling something 13 of 336 both; shared words do not count (on _123 to _142 with
         # them, +6 hits and +8 unrelated: "frozen load layi reefer temp kinna set karde")
         context = "context", context_floor, DOUBTED_MARGIN if doubted else None
-        meaning = "meaning", FLOOR, MEANING_MARGIN
         return meaning if not clears(candidate, *context) and clears(candidate, *meaning) else context
     if makes and candidate.row.target == "memory":  # a note on how to help ("Prefers code examples in C#") for a
         # request to make something ("can u write a simple object pool for bullets?"), whatever it is about: over
@@ -689,7 +689,7 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
     shared = candidate.lexical_own if candidate.lexical_telling is None else candidate.lexical_telling
     if shared > 0:  # "works" in "explain how binary search works" carries little of it
         return "words", SHARED_WORDS_FLOOR if shared >= WEAK_SHARE else FLOOR, None
-    return "meaning", FLOOR, MEANING_MARGIN
+    return meaning
 
 
 def telling_share(text: str, telling_weights: dict[str, float], lookup: bool, beyond: float) -> float:
