@@ -20,7 +20,7 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(123, 151))  # written at stops 49 to 51, first
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(123, 155))  # written at stops 49 to 52, first
 # measured on arrival; every earlier batch is fitted on (111 to 122 from stop 49, 56 to 110 from 47, 51 to 55 from 38)
 
 
