@@ -1918,6 +1918,27 @@ def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the
     assert trade.row.id in _ids(retrieval.search(db, view, chiffon))
 
 
+def test_a_message_the_probe_alone_rests_on_the_user_is_held_to_the_chance_of_being_wanted(db, monkeypatch):
+    """"Morjim mein December mein sunset approx kitne baje hota hai?" (what time is sunset in Morjim in December?)
+    rests on the shack owner only because the resting probe leans to her (RESTS_LEANS): her words alone do not.
+    Her memories clear that message's floor, but none is likely wanted (WANTED_FLOOR), so nothing is recalled:
+    the bearing of each memory is weighed however the message came to rest on the user. Controls, same store: her
+    request for a plan for the monsoon still recalls her income, and with no floor on the chance the sunset
+    recalls her memories."""
+    ids, view = _persona(db, "personal_unseen_136.json", "p548")
+    sunset = "Morjim mein December mein sunset approx kitne baje hota hai?"
+    found = retrieval.search(db, view, sunset)
+    assert found.rests_on_user and found.hits == []
+    first = found.candidates[0]
+    assert first.relevance >= found.context_floor and first.wanted < retrieval.WANTED_FLOOR
+    plan = retrieval.search(db, view, "monsoon aa raha hai, June se income ka kya plan karu? thoda hisaab bana de")
+    assert {ids["p548.m08"], ids["p548.m07"]} & set(_ids(plan)[:3])
+    monkeypatch.setattr(retrieval, "WANTED_FLOOR", 0.0)
+    assert retrieval.search(db, view, sunset).hits != []
+    monkeypatch.setattr(retrieval, "RESTS_LEANS", 1.0)  # the probe overrules nothing: the words alone
+    assert not retrieval.search(db, view, sunset).rests_on_user
+
+
 def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db):
     """"whats the name of that chiro i go to in red deer" looks a stated fact up: its words and meaning find it,
     and the bearing probe, which learnt the needs of requests, is not asked (its chance would be under the floor).

@@ -203,7 +203,8 @@ class Candidate:
     beyond: float = float("-inf")  # its own meaning, in sd, above the best reference sentence (hubness off both)
     trust: float = 0.0  # the feedback offset already added to evidence (reading/trust.py)
     bearing: float | None = None  # log-odds that the message wants it, by the bearing probe alone (companion/
-    # bearing.py), for a message that rests on the user
+    # bearing.py), when embedded: ``wanted`` weighs it for every message resting on the user, by its words or by the
+    # resting probe alone; the ranking counts it only for one its words rest (``_score``)
     wanted: float | None = None  # the chance the message wants it, its bearing weighed with the resting probe
     # (``wanted``), where the probe judges the message
     lexical_telling: float | None = None  # for a general question: ``lexical_own`` without the commonest words
@@ -741,7 +742,7 @@ def _score(db, candidates: dict[int, Candidate], weights: dict[str, float], lane
     embedded_ids = [c.row.id for c in candidates.values() if c.dense is not None]
     hubs_of = lane.scores.hubness_of(embedded_ids) if lane else {}
     needs_of = lane.scores.needs_of(embedded_ids) if lane and context else {}
-    bearing_of = lane.scores.bearing_of(embedded_ids) if lane and context else {}
+    bearing_of = lane.scores.bearing_of(embedded_ids) if lane else {}  # for ``wanted`` always, for ranking in context
     measured: dict[bool | None, list[tuple[Candidate, float]]] = {}  # each candidate's value, by its population
     for candidate in candidates.values():
         embedded = bool(lane) and candidate.dense is not None
