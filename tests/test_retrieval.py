@@ -1939,6 +1939,23 @@ def test_a_message_the_probe_alone_rests_on_the_user_is_held_to_the_chance_of_be
     assert not retrieval.search(db, view, sunset).rests_on_user
 
 
+def test_a_message_the_probe_leans_to_the_user_on_is_no_small_talk_though_the_rules_read_no_question(db, monkeypatch):
+    """"papa ji di appointment kehde hospital ch hundi aa" (which hospital is dad's appointment at? in Punjabi) asks
+    nothing the rules can read, and the small-talk probe takes it for chat; but the resting probe leans to the
+    trucker (RESTS_LEANS or more), so it is no small talk and his father's appointment is recalled. Controls, same
+    store: "aj bahut thak gaya yaar, ik raat ch 3 trucks breakdown" (worn out, three breakdowns in a night) is
+    small talk the probe does not lean on, and recalls nothing; with the probe held to overrule nothing, the
+    appointment question is small talk again."""
+    ids, view = _persona(db, "personal_unseen_123.json", "p496")
+    appointment = "papa ji di appointment kehde hospital ch hundi aa"
+    found = retrieval.search(db, view, appointment)
+    assert not found.small_talk and ids["p496.m09"] in _ids(found)[:3]
+    tired = retrieval.search(db, view, "aj bahut thak gaya yaar, ik raat ch 3 trucks breakdown 😤")
+    assert tired.small_talk and tired.hits == []
+    monkeypatch.setattr(retrieval, "RESTS_LEANS", 1.0)
+    assert retrieval.search(db, view, appointment).small_talk
+
+
 def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db):
     """"whats the name of that chiro i go to in red deer" looks a stated fact up: its words and meaning find it,
     and the bearing probe, which learnt the needs of requests, is not asked (its chance would be under the floor).

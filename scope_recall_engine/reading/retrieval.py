@@ -543,10 +543,14 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     lookup = len({w.casefold() for w in _WORD.findall(_CJK.sub(" ", query))} | set(cjk_grams(query))) <= LOOKUP_WORDS
     # "Volvo", "peanut allergy", "上海" (unspaced words counted as the CJK lane's bigrams)
     quiet = not (lookup or _CJK.search(query) or asking)  # no question, no request, no lookup, no unspaced script
-    chat = (bool(lane and worded and lane.scores.small_talk) and quiet and not of_theirs  # "long day man, 11 hours"
+    likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
+    leaning = likely is not None and likely >= RESTS_LEANS  # ... and where it leans to the user: "quiet" is the
+    # rules' reading, and they miss the questions of many languages ("minggu pagi ada kopdar motor custom di jogja
+    # expo, ikut gk ya": shall I go?)
+    chat = (bool(lane and worded and lane.scores.small_talk) and quiet and not of_theirs and not leaning  # "long day
+            # man, 11 hours"
             or vents(asked) or thanks(asked))  # "ok venting over", "Isla screamed from 5 til 7 ... not asking
     # anything": said outright; "Cheers for the help earlier, that letter was spot on."
-    likely = lane.scores.resting if lane and worded else None  # the probe (companion/resting.py), where it is sure
     told = names or particular or asks_about_user(asked, again=False)  # asks after what the user told: the probe
     # does not overrule it (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it"),
     # nor doubt it, nor a lookup of a word or two ("notebook", "peanut allergy"): it learnt from messages, not keywords
