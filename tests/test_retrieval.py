@@ -1894,6 +1894,16 @@ NIGHT_NURSE = {"sertraline": "Dana takes sertraline 50 mg daily.",
                "job": "Dana is an ER nurse on twelve-hour night shifts."}
 
 
+def _first_unwanted(db, view, message: str):
+    """The first candidate of a message that rests on the user and recalls nothing, asserting why: it clears the
+    message's floor but is unlikely wanted (WANTED_FLOOR)."""
+    found = retrieval.search(db, view, message)
+    assert found.rests_on_user and found.hits == []
+    first = found.candidates[0]
+    assert first.relevance >= found.context_floor and first.wanted < retrieval.WANTED_FLOOR
+    return first
+
+
 def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the_floor(db, monkeypatch):
     """A tailor's "how to stop chiffon from slipping when I dey cut am" rests on her by its words, and a memory of
     her trade clears the floor of such a message; but the resting probe only half believes the message (held at 0.75
@@ -1907,10 +1917,7 @@ def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the
     monkeypatch.setattr(resting, "probability", lambda model_id, vector: max(0.75, fitted(model_id, vector)))
     ids, view = _persona(db, "personal_unseen_113.json", "p456")
     chiffon = "how to stop chiffon from slipping when I dey cut am"
-    found = retrieval.search(db, view, chiffon)
-    assert found.rests_on_user and found.hits == []
-    trade = found.candidates[0]
-    assert trade.relevance >= found.context_floor and trade.wanted < retrieval.WANTED_FLOOR
+    trade = _first_unwanted(db, view, chiffon)
     assert explain.explain(db, view, chiffon)["candidates"][0]["wanted"] == pytest.approx(trade.wanted, abs=1e-3)
     blessing = "what can I do for Blessing? she don almost finish with me, I wan make am special"
     assert ids["p456.m02"] in _ids(retrieval.search(db, view, blessing))
@@ -1927,10 +1934,7 @@ def test_a_message_the_probe_alone_rests_on_the_user_is_held_to_the_chance_of_be
     recalls her memories."""
     ids, view = _persona(db, "personal_unseen_136.json", "p548")
     sunset = "Morjim mein December mein sunset approx kitne baje hota hai?"
-    found = retrieval.search(db, view, sunset)
-    assert found.rests_on_user and found.hits == []
-    first = found.candidates[0]
-    assert first.relevance >= found.context_floor and first.wanted < retrieval.WANTED_FLOOR
+    _first_unwanted(db, view, sunset)
     plan = retrieval.search(db, view, "monsoon aa raha hai, June se income ka kya plan karu? thoda hisaab bana de")
     assert {ids["p548.m08"], ids["p548.m07"]} & set(_ids(plan)[:3])
     monkeypatch.setattr(retrieval, "WANTED_FLOOR", 0.0)
