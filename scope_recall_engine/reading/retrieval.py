@@ -547,8 +547,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     leaning = likely is not None and likely >= RESTS_LEANS  # ... and where it leans to the user: "quiet" is the
     # rules' reading, and they miss the questions of many languages ("minggu pagi ada kopdar motor custom di jogja
     # expo, ikut gk ya": shall I go?)
-    chat = (bool(lane and worded and lane.scores.small_talk) and quiet and not of_theirs and not leaning  # "long day
-            # man, 11 hours"
+    chat = (bool(lane and worded and lane.scores.small_talk) and quiet and not of_theirs and not leaning
+            # "long day man, 11 hours"
             or vents(asked) or thanks(asked))  # "ok venting over", "Isla screamed from 5 til 7 ... not asking
     # anything": said outright; "Cheers for the help earlier, that letter was spot on."
     told = names or particular or asks_about_user(asked, again=False)  # asks after what the user told: the probe
