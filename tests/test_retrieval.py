@@ -2080,6 +2080,22 @@ def test_where_the_probe_doubts_a_message_rests_on_the_user_a_memory_far_in_mean
     assert ids["sertraline"] in _ids(retrieval.search(db, view, tylenol))
 
 
+def test_a_scratch_note_is_judged_on_its_words_where_the_probe_doubts_the_message(db, alice, monkeypatch):
+    """A doubted reading is checked on meaning, and a scratch note has no vector: "flight prices Lisbon", which the
+    probe doubts rests on Alice, recalls "Scratch note: compare flight prices to Lisbon for the offsite" on its
+    words, as any message would. Controls, same store and same doubt: her memories, embedded, are still held to the
+    margin on meaning, and a question about the world recalls nothing."""
+    ids = _fill(db, alice)
+    note = lifecycle.store(db, alice, "general", "Scratch note: compare flight prices to Lisbon for the offsite", ME).id
+    view = View(alice.accessible())
+    monkeypatch.setattr(resting, "probability", lambda model_id, vector: 0.6)  # below RESTS_DOUBTED
+    flights = retrieval.search(db, view, "flight prices Lisbon")
+    assert flights.rests_on_user and flights.doubted and note in _ids(flights)[:3]
+    rules = {c.row.id: retrieval.admission(c, *flights.abstention) for c in flights.candidates}
+    assert rules[note][0] == "words" and rules[ids["car"]] == ("context", retrieval.CONTEXT_FLOOR, retrieval.DOUBTED_MARGIN)
+    assert retrieval.search(db, view, "What is the capital of France?").hits == []
+
+
 def test_without_the_vector_lane_a_lookup_of_what_the_user_said_still_rests_on_them(db):
     """On a cold start the vector lane may not answer in time: "what's Bryn's surname again?" still looks up what
     the user said and recalls it on its words; a general question sharing a word ("shift") still gets nothing."""

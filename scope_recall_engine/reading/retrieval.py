@@ -678,12 +678,14 @@ def admission(candidate: Candidate, context_floor: float | None = None, world: b
     if world or chat:  # small talk first: the probe reads "ugh mondays, so tired" as no question of the user's too
         return "chat" if chat else "world", float("inf"), None
     meaning = "meaning", FLOOR, MEANING_MARGIN
-    if context_floor is not None:  # the lowest floor, but the probes may doubt it or find the memory unwanted: a
-        # memory recalled on meaning alone for any message is recalled for one resting on the user too ("can u write
-        # a one pager on flossing i can hand out to patients": her note on handouts 2.35 sd beyond the reference,
-        # wanted at 0.60). On personal_unseen_111 to _122 a wanted memory in the first three 490 -> 492 of 624,
-        # unrelated messages recalling something 13 of 336 both; shared words do not count (on _123 to _142 with
-        # them, +6 hits and +8 unrelated: "frozen load layi reefer temp kinna set karde")
+    unmeasured = doubted and candidate.dense is None  # a doubted reading is checked on meaning, which a row with no
+    # vector (a scratch note) has none of: it is judged on its words as for any message ("flight prices Lisbon")
+    if context_floor is not None and not unmeasured:  # the lowest floor, but the probes may doubt it or find the
+        # memory unwanted: a memory recalled on meaning alone for any message is recalled for one resting on the
+        # user too ("can u write a one pager on flossing i can hand out to patients": her note on handouts 2.35 sd
+        # beyond the reference, wanted at 0.60). On personal_unseen_111 to _122 a wanted memory in the first three
+        # 490 -> 492 of 624, unrelated messages recalling something 13 of 336 both; shared words do not count (on
+        # _123 to _142 with them, +6 hits and +8 unrelated: "frozen load layi reefer temp kinna set karde")
         context = "context", context_floor, DOUBTED_MARGIN if doubted else None
         return meaning if not clears(candidate, *context) and clears(candidate, *meaning) else context
     if makes and candidate.row.target == "memory":  # a note on how to help ("Prefers code examples in C#") for a
