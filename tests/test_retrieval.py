@@ -1926,14 +1926,14 @@ def test_a_memory_the_message_does_not_want_is_not_recalled_though_it_clears_the
 
 
 def test_a_message_the_probe_alone_rests_on_the_user_is_held_to_the_chance_of_being_wanted(db, monkeypatch):
-    """"Morjim mein December mein sunset approx kitne baje hota hai?" (what time is sunset in Morjim in December?)
-    rests on the shack owner only because the resting probe leans to her (RESTS_LEANS): her words alone do not.
+    """"December mein Goa mein sunset kitne baje hota hai?" (what time is sunset in Goa in December?) rests on the
+    Morjim shack owner only because the resting probe leans to her (RESTS_LEANS): her words alone do not.
     Her memories clear that message's floor, but none is likely wanted (WANTED_FLOOR), so nothing is recalled:
     the bearing of each memory is weighed however the message came to rest on the user. Controls, same store: her
     request for a plan for the monsoon still recalls her income, and with no floor on the chance the sunset
     recalls her memories."""
     ids, view = _persona(db, "personal_unseen_136.json", "p548")
-    sunset = "Morjim mein December mein sunset approx kitne baje hota hai?"
+    sunset = "December mein Goa mein sunset kitne baje hota hai?"
     _first_unwanted(db, view, sunset)
     plan = retrieval.search(db, view, "monsoon aa raha hai, June se income ka kya plan karu? thoda hisaab bana de")
     assert {ids["p548.m08"], ids["p548.m07"]} & set(_ids(plan)[:3])
@@ -1975,29 +1975,29 @@ def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db)
 def test_where_the_rules_cannot_read_a_message_a_probe_that_leans_to_the_user_decides(db, monkeypatch):
     """"meen el supervisor bta3 el grad project? 3ayez ab3atlo mail" (Egyptian Arabic in Latin letters: who is the
     supervisor of my graduation project?) is written in words the rules cannot read; the resting probe leans to the user
-    (RESTS_LEANS or more, under RESTS_LIKELY), so the message rests on him and his supervisor is recalled. With the
-    probe held to RESTS_LIKELY again it is not, and in the same store a question of his field recalls nothing."""
+    (RESTS_LEANS or more), so the message rests on him and his supervisor is recalled. With the probe held to overrule
+    nothing it is not, and in the same store a question of his field recalls nothing."""
     ids, view = _persona(db, "personal_unseen_124.json", "p500")
     supervisor = "meen el supervisor bta3 el grad project? 3ayez ab3atlo mail"
     found = retrieval.search(db, view, supervisor)
     assert found.rests_on_user and _ids(found)[:1] == [ids["p500.m03"]]
     assert retrieval.search(db, view, "how do i calculate the moment of inertia of a hollow shaft?").hits == []
-    monkeypatch.setattr(retrieval, "RESTS_LEANS", retrieval.RESTS_LIKELY)
+    monkeypatch.setattr(retrieval, "RESTS_LEANS", 1.0)
     assert retrieval.search(db, view, supervisor).hits == []
 
 
 def test_a_lookup_that_says_nothing_of_the_user_recalls_only_what_it_likely_wants(db, monkeypatch):
-    """"what time does it get dark in dublin in december?" looks a fact up, as "when's my forklift cert valid
-    until?" does, but says nothing of the user: the world answers it, and her job in Dublin, her night shifts and her
-    swims are no memory it likely wants (WANTED_FLOOR), so nothing is recalled. Her own lookup still finds her
-    licence in the same store; read as a lookup of hers, the question about the dark recalls her memories."""
+    """"what time does the warehouse shift change happen in most irish DCs?" looks a fact up, as "when's my forklift
+    cert valid until?" does, but says nothing of the user: the world answers it, and her warehouse job, her night
+    shifts and her manager are no memory it likely wants (WANTED_FLOOR), so nothing is recalled. Her own lookup still
+    finds her licence in the same store; read as a lookup of hers, the question about shifts recalls her memories."""
     ids, view = _persona(db, "personal_unseen_128.json", "p514")
-    dark = "what time does it get dark in dublin in december?"
-    assert retrieval.search(db, view, dark).hits == []
+    shifts = "what time does the warehouse shift change happen in most irish DCs?"
+    assert retrieval.search(db, view, shifts).hits == []
     assert _ids(retrieval.search(db, view, "when's my forklift cert valid until? agency asking"))[:1] == [
         ids["p514.m07"]]
     monkeypatch.setattr(retrieval, "speaks_of_user", lambda message: True)
-    assert retrieval.search(db, view, dark).hits != []
+    assert retrieval.search(db, view, shifts).hits != []
 
 
 def test_an_unspaced_message_with_numbers_in_every_word_is_still_read_by_the_probes(db):
