@@ -2092,7 +2092,8 @@ def test_a_scratch_note_is_judged_on_its_words_where_the_probe_doubts_the_messag
     flights = retrieval.search(db, view, "flight prices Lisbon")
     assert flights.rests_on_user and flights.doubted and note in _ids(flights)[:3]
     rules = {c.row.id: retrieval.admission(c, *flights.abstention) for c in flights.candidates}
-    assert rules[note][0] == "words" and rules[ids["car"]] == ("context", retrieval.CONTEXT_FLOOR, retrieval.DOUBTED_MARGIN)
+    assert rules[note][0] == "words"
+    assert rules[ids["car"]] == ("context", retrieval.CONTEXT_FLOOR, retrieval.DOUBTED_MARGIN)
     assert retrieval.search(db, view, "What is the capital of France?").hits == []
 
 
