@@ -9,7 +9,7 @@ from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, reference, resting, vectors
 from scope_recall_engine.reading import intent, retrieval
-from scope_recall_engine.reading.glosses import gloss, question_languages
+from scope_recall_engine.reading.glosses import gloss, question_languages, written_in
 from scope_recall_engine.truth import vocabulary
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
@@ -1348,6 +1348,42 @@ def test_more_languages_are_read_for_what_they_ask(message, language, read):
     words = retrieval.query_terms(message, content_only=True)
     assert reference.spoken(words, question_languages(message)) == language
     assert read(gloss(message, language)) and not read(message)
+
+
+@pytest.mark.parametrize(("message", "read"), [
+    ("امتى معاد الدكتور بتاعي؟ نسيت", intent.asks_about_user),  # when is my doctor's appointment? I forgot
+    ("ايه الفرق بين الزبدة والسمن؟", intent.world_answers),  # the difference between butter and ghee?
+    ("عايزة اعمل عشا لجوزي النهاردة، اقترحلي حاجة", intent.asks_for_context),  # I want to cook dinner for my husband
+    # tonight, suggest something
+    ("بدي هدية لأمي بعيد ميلادها، شو بتقترح؟", intent.asks_for_context),  # I want a gift for my mother's birthday
+])
+def test_arabic_is_named_by_its_letters_and_read_for_what_it_asks(message, read):
+    """Arabic is named by its letters (``written_in``), where a dialect's words are too few signs of the written
+    language ("بدي", "عايزة" and "امتى" are none). Glossed, each message reads as what it asks; as typed, the
+    English rules do not read it."""
+    assert written_in(message) == "ar"
+    assert read(gloss(message, "ar")) and not read(message)
+
+
+@pytest.mark.parametrize("message", ["what does حبيبي mean in English?", "این کتاب را کجا بخرم؟"])
+def test_a_quoted_word_or_persian_names_no_arabic(message):
+    """Controls for ``written_in``: a word quoted in an English message, and Persian (its own letters)."""
+    assert written_in(message) is None
+
+
+def test_an_arabic_lookup_recalls_and_an_arabic_question_about_the_world_does_not(db):
+    """"امتى معادي مع دكتور Samir؟ نسيت" (when is my appointment with doctor Samir? I forgot) looks up her own;
+    "ايه الفرق بين اللاتيه والكابتشينو؟" (the difference between a latte and a cappuccino) is asked of the world,
+    though she drinks one every morning: nothing of hers is recalled, in the same store."""
+    nermeen = Identity(user="nermeen", chat="c1")
+    ids = _fill(db, nermeen, {"doctor": "Her doctor's appointment with Dr. Samir is on Sunday at 6 pm.",
+                              "coffee": "She has a latte every morning before her shift at the pharmacy.",
+                              "son": "Her son Yassin is 6 and starts school in September."})
+    view = View(nermeen.accessible())
+    doctor = retrieval.search(db, view, "امتى معادي مع دكتور Samir؟ نسيت")
+    assert doctor.language == "ar" and doctor.rests_on_user and _ids(doctor)[:1] == [ids["doctor"]]
+    latte = retrieval.search(db, view, "ايه الفرق بين اللاتيه والكابتشينو؟")
+    assert latte.language == "ar" and latte.asks_the_world and latte.hits == []
 
 
 def test_a_norwegian_lookup_recalls_and_a_norwegian_question_about_the_world_does_not(db):

@@ -238,6 +238,26 @@ _VIETNAMESE = {  # folded ("đ" has no accent to lose); "tôi" and "mình" alone
     "khac nhau": "difference between", "noi chung": "in general", "chia cho": "divided by", "ngay may": "what day",
     "ngay nao": "what day", "quen mat": "I forgot", "quen roi": "I forgot",
 }
+_ARABIC = {  # in its script, as Egypt, the Levant and the Gulf chat it; folded: hamza and madda off the alef ("أنا"
+    # as "انا", "إزاي" as "ازاي"), vowel marks dropped
+    "انا": "I", "احنا": "we", "نحن": "we", "تبعي": "my", "تبعتي": "my", "بتاعي": "my", "بتاعتي": "my", "حقي": "my",
+    "حقتي": "my", "عندي": "I have", "عندنا": "we have", "بدي": "I want", "بدنا": "we want", "عايز": "I want",
+    "عايزة": "I want", "عاوز": "I want", "عاوزة": "I want", "ابغى": "I want", "اريد": "I want", "محتاج": "I need",
+    "محتاجة": "I need", "احتاج": "I need", "نسيت": "I forgot", "متى": "when", "امتى": "when", "ايمتى": "when",
+    "امتا": "when", "وين": "where", "فين": "where", "اين": "where", "مين": "who", "كم": "how much",
+    "قديش": "how much", "قد ايه": "how much", "بكام": "how much", "كام": "how many", "كيف": "how", "ازاي": "how",
+    "شلون": "how", "شو": "what", "ايش": "what", "وش": "what", "ايه": "what", "ماذا": "what", "ليش": "why",
+    "ليه": "why", "لماذا": "why", "انهي": "which", "ما هو": "what is", "ما هي": "what is",
+    "يعني ايه": "what is the meaning of", "اعمل ايه": "what should I do", "شو اعمل": "what should I do",
+    "ايش اسوي": "what should I do", "وش اسوي": "what should I do", "ساعدني": "help me", "ساعديني": "help me",
+    "اكتب": "write", "اكتبلي": "write", "اكتب لي": "write", "اقترح": "suggest", "اقترحلي": "suggest",
+    "انصحني": "recommend", "نصيحة": "advice", "نصايح": "tips", "نصائح": "tips", "فكرة": "idea", "افكار": "ideas",
+    "ذكرني": "remind me", "فكرني": "remind me", "اشرح": "explain", "اشرحلي": "explain", "اشرح لي": "explain",
+    "ترجم": "translate", "ترجملي": "translate", "نكتة": "joke", "هل صحيح": "is it true",
+    "الفرق بين": "the difference between", "عاصمة": "capital of", "بشكل عام": "in general", "عموما": "in general",
+    "مرة تانية": "again", "مرة ثانية": "again", "كمان مرة": "again", "قلتلك": "I told you", "قلت لك": "I told you",
+    "حكيتلك": "I told you", "حكيت لك": "I told you",
+}
 _NORWEGIAN = {  # and Danish, written much alike; folded ("å" as "a"; "ø" and "æ" have no accent to lose). Not "i"
     # (in), "min" (my) or "mine": a message of mostly English words read as Norwegian ("should i", "20 min") keeps them
     "jeg": "I", "mitt": "my", "vi": "we", "vart": "our", "hva": "what",
@@ -284,7 +304,7 @@ _WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
               "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "uk": _UKRAINIAN, "vi": _VIETNAMESE, "nb": _NORWEGIAN,
-              "da": _NORWEGIAN, "sv": _SWEDISH}
+              "da": _NORWEGIAN, "sv": _SWEDISH, "ar": _ARABIC}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 _RELATIVE = {"fr": re.compile(r"(?<=[^\W\d_]) qui\b", re.IGNORECASE)}  # "un passager qui m'a insultée": after a
 # word, "qui" is the relative "that", and asks nothing ("qui a fait ...?" opens a question)
@@ -315,9 +335,24 @@ def question_languages(message: str) -> tuple[str, ...]:
                  if any(_QUESTION.match(glossary.get(word, "")) for word in edges))
 
 
+_ARABIC_LETTERS = re.compile(r"[\u0621-\u064a]")
+_PERSIAN_OR_URDU_LETTERS = re.compile(r"[\u067e\u0686\u0698\u06af\u06a9\u06cc\u0679\u0688\u0691\u06ba\u06d2\u06c1]")
+
+
+def written_in(message: str) -> str | None:
+    """The language the message's writing shows, whatever its words (it wins over ``reference.spoken``'s signs):
+    Arabic, for a message written mostly in Arabic letters without those Persian and Urdu add ("بدي أوفر مصاري
+    أكتر هالسنة، ساعدني بخطة": a dialect's words are seldom among the written language's commonest)."""
+    arabic, letters = len(_ARABIC_LETTERS.findall(message)), sum(char.isalpha() for char in message)
+    mostly = arabic and 3 * arabic >= letters  # a word quoted in an English message makes no Arabic one
+    return "ar" if mostly and not _PERSIAN_OR_URDU_LETTERS.search(message) else None
+
+
 def gloss(message: str, language: str | None) -> str:
     """The message with its language's words for intent said in English; unchanged in English or a language
-    without a glossary, but for the few words of Japanese, Chinese and Korean that say what a question asks."""
+    without a glossary, but for the few words of Japanese, Chinese and Korean that say what a question asks, and
+    for the question mark of Arabic script ("؟"), which asks as "?" does."""
+    message = message.replace("\u061f", "?")
     glossary = GLOSSARIES.get(language or "")
     if glossary is None:  # English, a language without a glossary, or one written without spaces
         return _WRITTEN_UNSPACED.sub(lambda found: f" {_UNSPACED[found.group(0)]} ", message)

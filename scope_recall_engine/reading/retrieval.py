@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from scope_recall_engine.companion import dense, reference
 from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
-from scope_recall_engine.reading.glosses import GLOSSARIES, gloss, question_languages
+from scope_recall_engine.reading.glosses import GLOSSARIES, gloss, question_languages, written_in
 from scope_recall_engine.reading.intent import (
     about_the_world,
     asks_about_user,
@@ -474,8 +474,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     since, size = word_window(db, view)
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
     try:
-        language, languages_broken = reference.spoken(words, question_languages(query)), None  # "cuanto llevo
-        # ahorrado pa berlin", "wanneer is fenna jarig"
+        language = written_in(query) or reference.spoken(words, question_languages(query))  # "بدي أوفر مصاري",
+        languages_broken = None  # "cuanto llevo ahorrado pa berlin", "wanneer is fenna jarig"
     except ConfigError as error:  # English frequencies alone, and the result says so below
         language, languages_broken = None, error
     names, common = user_names_in(db, view, query, counts, size, language)
