@@ -2,8 +2,9 @@
 in English, so that the rules of what a message asks for read "mi hermano me pregunta..." as "my brother...",
 "sabi ng katrabaho ko ..., totoo ba?" as "says ... my ..., is it true?" and
 "combien font 1 250 $ divisé par 8?" as the sum it is. The gloss is read by intent alone: words are searched and
-embedded as typed. A message's language comes from ``reference.spoken``; a language without a glossary here
-is read as typed (its English words still count). Hindi is glossed as chats write it, in Latin letters; Japanese,
+embedded as typed. A message's language comes from its letters (``written_in``: Arabic, whose dialects' words
+are seldom among its commonest) or else ``reference.spoken``; a language without a glossary here is read as typed
+(its English words still count). Hindi is glossed as chats write it, in Latin letters; Japanese,
 Chinese and Korean, written without spaces, only for a few words that say what a question asks ("なんで", "区别").
 
 Each glossary maps a word or phrase, lower case and without accents, to the English that intent's rules know;
