@@ -1371,34 +1371,31 @@ def test_a_quoted_word_or_persian_names_no_arabic(message):
     assert written_in(message) is None
 
 
-def test_an_arabic_lookup_recalls_and_an_arabic_question_about_the_world_does_not(db):
-    """"امتى معادي مع دكتور Samir؟ نسيت" (when is my appointment with doctor Samir? I forgot) looks up her own;
-    "ايه الفرق بين اللاتيه والكابتشينو؟" (the difference between a latte and a cappuccino) is asked of the world,
-    though she drinks one every morning: nothing of hers is recalled, in the same store."""
-    nermeen = Identity(user="nermeen", chat="c1")
-    ids = _fill(db, nermeen, {"doctor": "Her doctor's appointment with Dr. Samir is on Sunday at 6 pm.",
-                              "coffee": "She has a latte every morning before her shift at the pharmacy.",
-                              "son": "Her son Yassin is 6 and starts school in September."})
-    view = View(nermeen.accessible())
-    doctor = retrieval.search(db, view, "امتى معادي مع دكتور Samir؟ نسيت")
-    assert doctor.language == "ar" and doctor.rests_on_user and _ids(doctor)[:1] == [ids["doctor"]]
-    latte = retrieval.search(db, view, "ايه الفرق بين اللاتيه والكابتشينو؟")
-    assert latte.language == "ar" and latte.asks_the_world and latte.hits == []
-
-
-def test_a_norwegian_lookup_recalls_and_a_norwegian_question_about_the_world_does_not(db):
-    """"hva er etternavnet til Jógvan igjen?" (what is Jógvan's surname again?) looks up his shift partner; "hva er
-    forskjellen mellom åpne merder og lukkede anlegg?" (the difference between open pens and closed farms) is asked
-    of the world, though he works on a salmon farm: nothing of his is recalled, in the same store."""
-    eirik = Identity(user="eirik", chat="c1")
-    ids = _fill(db, eirik, {"partner": "His shift partner on the feed barge is Jógvan Joensen.",
-                            "farm": "He works at a salmon farm on Eysturoy, a 7-on/7-off rotation from 06:30.",
-                            "kid": "His daughter Ingrid is 6 and starts school in August."})
-    view = View(eirik.accessible())
-    surname = retrieval.search(db, view, "hva er etternavnet til Jógvan igjen?")
-    assert surname.language == "nb" and surname.rests_on_user and _ids(surname)[:1] == [ids["partner"]]
-    pens = retrieval.search(db, view, "hva er forskjellen mellom åpne merder og lukkede anlegg?")
-    assert pens.language == "nb" and pens.asks_the_world and pens.hits == []
+@pytest.mark.parametrize(("user", "language", "facts", "lookup", "wanted", "world"), [
+    ("eirik", "nb", {"partner": "His shift partner on the feed barge is Jógvan Joensen.",
+            "farm": "He works at a salmon farm on Eysturoy, a 7-on/7-off rotation from 06:30.",
+            "kid": "His daughter Ingrid is 6 and starts school in August."},
+     "hva er etternavnet til Jógvan igjen?", "partner", "hva er forskjellen mellom åpne merder og lukkede anlegg?"),
+    ("nermeen", "ar", {"doctor": "Her doctor's appointment with Dr. Samir is on Sunday at 6 pm.",
+            "coffee": "She has a latte every morning before her shift at the pharmacy.",
+            "son": "Her son Yassin is 6 and starts school in September."},
+     "امتى معادي مع دكتور Samir؟ نسيت", "doctor", "ايه الفرق بين اللاتيه والكابتشينو؟"),
+])
+def test_a_lookup_in_another_language_recalls_and_its_question_about_the_world_does_not(db, user, language, facts,
+                                                                                          lookup, wanted, world):
+    """"hva er etternavnet til Jógvan igjen?" (what is Jógvan's surname again?) looks up his shift partner, and
+    "امتى معادي مع دكتور Samir؟ نسيت" (when is my appointment with doctor Samir? I forgot) her appointment; "hva er
+    forskjellen mellom åpne merder og lukkede anlegg?" (the difference between open pens and closed farms) and
+    "ايه الفرق بين اللاتيه والكابتشينو؟" (the difference between a latte and a cappuccino) are asked of the world,
+    though he works on a salmon farm and she drinks one every morning: nothing of theirs is recalled, in the same
+    store."""
+    someone = Identity(user=user, chat="c1")
+    ids = _fill(db, someone, facts)
+    view = View(someone.accessible())
+    found = retrieval.search(db, view, lookup)
+    assert found.language == language and found.rests_on_user and _ids(found)[:1] == [ids[wanted]]
+    asked = retrieval.search(db, view, world)
+    assert asked.language == language and asked.asks_the_world and asked.hits == []
 
 
 def test_a_japanese_question_about_the_world_recalls_nothing_and_a_japanese_lookup_does(db, monkeypatch):
