@@ -1367,18 +1367,20 @@ def test_arabic_is_named_by_its_letters_and_read_for_what_it_asks(message, read)
 
 @pytest.mark.parametrize("message", ["what does حبيبي mean in English?", "این کتاب را کجا بخرم؟"])
 def test_a_quoted_word_or_persian_names_no_arabic(message):
-    """Controls for ``written_in``: a word quoted in an English message, and Persian (its own letters)."""
+    """Controls for ``written_in``: a word quoted in an English message, and Persian (its own letters); the same
+    word asked about in Arabic names Arabic (control)."""
     assert written_in(message) is None
+    assert written_in("حبيبي يعني ايه؟") == "ar"
 
 
 @pytest.mark.parametrize(("user", "language", "facts", "lookup", "wanted", "world"), [
     ("eirik", "nb", {"partner": "His shift partner on the feed barge is Jógvan Joensen.",
-            "farm": "He works at a salmon farm on Eysturoy, a 7-on/7-off rotation from 06:30.",
-            "kid": "His daughter Ingrid is 6 and starts school in August."},
+                     "farm": "He works at a salmon farm on Eysturoy, a 7-on/7-off rotation from 06:30.",
+                     "kid": "His daughter Ingrid is 6 and starts school in August."},
      "hva er etternavnet til Jógvan igjen?", "partner", "hva er forskjellen mellom åpne merder og lukkede anlegg?"),
     ("nermeen", "ar", {"doctor": "Her doctor's appointment with Dr. Samir is on Sunday at 6 pm.",
-            "coffee": "She has a latte every morning before her shift at the pharmacy.",
-            "son": "Her son Yassin is 6 and starts school in September."},
+                       "coffee": "She has a latte every morning before her shift at the pharmacy.",
+                       "son": "Her son Yassin is 6 and starts school in September."},
      "امتى معادي مع دكتور Samir؟ نسيت", "doctor", "ايه الفرق بين اللاتيه والكابتشينو؟"),
 ])
 def test_a_lookup_in_another_language_recalls_and_its_question_about_the_world_does_not(db, user, language, facts,
