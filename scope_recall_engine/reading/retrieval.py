@@ -38,6 +38,7 @@ from scope_recall_engine.reading.intent import (
     world_answers,
     writes_to_someone,
 )
+from scope_recall_engine.reading.scripts import in_latin
 from scope_recall_engine.truth.content import clean_query, normalize
 from scope_recall_engine.truth.migrations import scope_key
 from scope_recall_engine.truth.scope import decode
@@ -469,9 +470,10 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     if gated(query) and not _EXACT_ID.match(query):
         return SearchResult([], miss_reason="gated")
     query = spelled_out(query)  # "whats my herd no." asks after the herd number
+    since, size = word_window(db, view)
+    query = in_latin(db, view, query, since)  # "امتى زارا بتبدأ الحضانة؟" asks after Zara
     framing = frame_words(query)
     words = [word for word in query_terms(query, content_only=True) if word not in framing][:20]
-    since, size = word_window(db, view)
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
     try:
         language = written_in(query) or reference.spoken(words, question_languages(query))  # "بدي أوفر مصاري",

@@ -1,0 +1,112 @@
+"""Names written in another script: "امتى زارا بتبدأ الحضانة؟" asks after Zara, "коли в Ірини др?" after Iryna,
+"하은이 이유식 추천해줘" for Ha-eun. People who write Arabic, Cyrillic, Greek, Hebrew, Hangul, kana or Devanagari
+write the people, pets and places of their lives in it too, while their memories (the digest's, the agent's, their
+own in English) spell them in Latin letters. Each word of the query in another script is transliterated
+(``anyascii``) and compared with the names the view's memories mention (the entity index); a word that matches one
+name is replaced by it, as the memories spell it, so the word lanes, the names of kin and the vector lane all see
+"Zara". Compared how each script writes:
+
+- an abjad (Arabic, Hebrew) writes few vowels: the two must have the same consonants ("زارا" and "Zara": z-r) and
+  the word three letters at least; Arabic may join "and", "for", "with" to the front of a word ("وزارا");
+- an alphabet or a syllabary writes them: the word must begin with the name's stem, its last vowels off, and be
+  at most ENDING letters longer than the name, room for a case ending or a particle ("Ірини" of Iryna, "Віктора"
+  of Viktor, "콩이가" of Kongi) and no more ("Виктория" is not Viktor).
+
+A word among its language's commonest (``reference.COMMON_ZIPF``: "من", "что") is never a name, and a word that
+matches two names is left as typed."""
+
+from __future__ import annotations
+
+import collections
+import functools
+import re
+import unicodedata
+
+from scope_recall_engine.companion import reference
+from scope_recall_engine.truth.visibility import VISIBLE, View
+
+ENDING = 2  # letters an inflected or particled name may add ("Оленой" of Olena, "콩이가" of Kongi)
+STEM = 3  # letters a name's stem needs before words may be compared with it: fewer match too many words
+CONSONANTS = 2  # consonants an abjad's name needs ("زارا": z-r) ...
+ABJAD_LETTERS = 3  # ... and letters its word needs: "زر" (a button) has Zara's consonants and is no name
+_ABJAD = re.compile(r"[\u0590-\u05ff\u0600-\u06ff]")
+_ABJAD_PREFIXES = "وبلفك"  # "and", "with", "for", "so", "as": joined to the word they precede
+_OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")  # a letter outside Latin's (Vietnamese's too)
+_WORD = re.compile(r"\w+")
+_WRITTEN_IN = {"ARABIC": ("ar", "fa"), "HEBREW": ("he",), "CYRILLIC": ("ru", "uk", "bg"), "GREEK": ("el",),
+               "DEVANAGARI": ("hi",)}  # the languages whose frequencies ship, by script
+_UNSPACED = ("THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN", "CJK", "HIRAGANA", "KATAKANA")  # a "word" of theirs is a
+# phrase: a name inside it is not a word of its own
+_NAMES = f"""select distinct l.name from memories m join memory_entities l on l.memory_id = m.id
+             where m.id >= :since and {VISIBLE}"""
+
+
+def in_latin(db, view: View, query: str, since: int = 0) -> str:
+    """The query with each word in another script that names one of the view's names written as the memories
+    write it; names are read from the memories from row ``since`` on (a large view's newest, where its words are
+    counted too: ``retrieval.word_window``)."""
+    foreign = {word for word in _WORD.findall(query)
+               if script(word) not in (None, *_UNSPACED) and not common(word)}
+    if not foreign:
+        return query
+    names = collections.defaultdict(set)  # by consonants and by stem: a word is compared with the few it may spell
+    for (name,) in db.execute(_NAMES, {**view.params(), "since": since}):
+        for part in _WORD.findall(name):
+            if not _OTHER_SCRIPT.search(part) and not part.isdigit():
+                names[consonants(part)].add(part)
+                names[_letters(part).rstrip("aeiou")].add(part)
+    said = {word: found.pop() for word in foreign
+            if len(found := {name for key in _keys(word) for name in names.get(key, ()) if spells(word, name)}) == 1}
+    return _WORD.sub(lambda word: said.get(word.group(0), word.group(0)), query) if said else query
+
+
+def _keys(word: str) -> list[str]:
+    """What a name ``word`` may spell is found under: its consonants (an abjad's word, "and" joined or not), or each
+    beginning of it as a stem."""
+    if _ABJAD.search(word):
+        return [consonants(latin(word)), consonants(latin(word[1:]))]
+    said = _letters(latin(word))
+    return [said[:end] for end in range(STEM, len(said) + 1)]
+
+
+def spells(word: str, name: str) -> bool:
+    """Whether ``word``, in another script, writes ``name`` (Latin letters)."""
+    if _ABJAD.search(word):
+        wanted = consonants(name)
+        forms = [word, *([word[1:]] if word[0] in _ABJAD_PREFIXES else [])]
+        return len(wanted) >= CONSONANTS and any(len(form) >= ABJAD_LETTERS and consonants(latin(form)) == wanted
+                                                 for form in forms)
+    letters, said = _letters(name), _letters(latin(word))
+    stem = letters.rstrip("aeiou")
+    return len(stem) >= STEM and said.startswith(stem) and len(said) - len(letters) <= ENDING
+
+
+@functools.lru_cache(maxsize=65536)
+def latin(word: str) -> str:
+    from anyascii import anyascii
+
+    return anyascii(word)
+
+
+@functools.lru_cache(maxsize=65536)
+def consonants(text: str) -> str:
+    """Its consonants, each once in a row ("Youssef" and "يوسف": s-f; "Muhammad" and "محمد": m-h-m-d)."""
+    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouyw]", "", _letters(text)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _letters(text: str) -> str:
+    """Lower-case Latin letters only, "y" and "j" read as the "i" that transliterations write for them."""
+    return re.sub(r"[^a-z]", "", text.lower()).replace("y", "i").replace("j", "i")
+
+
+def script(word: str) -> str | None:
+    """The script of the word's first letter outside Latin's ("ARABIC", "CYRILLIC", "HANGUL"), if it has one."""
+    found = _OTHER_SCRIPT.search(word)
+    return unicodedata.name(found.group(0), "?").split(" ")[0] if found else None
+
+
+def common(word: str) -> bool:
+    """Whether the word is among the commonest of a language written in its script: a word, not a name."""
+    return any(reference.frequency(word.lower(), language) >= reference.COMMON_ZIPF
+               for language in _WRITTEN_IN.get(script(word), ()))
