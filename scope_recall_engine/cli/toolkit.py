@@ -100,8 +100,9 @@ def explanation_text(report: dict) -> str:
     lanes = ", ".join(f"{lane} {state}" for lane, state in report["lanes"].items())
     miss = f" ({report['miss_reason']})" if report["miss_reason"] else ""
     language = f"; words weighed in {report['language']} too" if report.get("language") else ""
+    read_as = f"; read as {report['read_as']!r}" if report.get("read_as") else ""
     lines = [f"query {report['query']!r}: {report['admitted']} admitted{miss}" + (f"; lanes: {lanes}" if lanes else "")
-             + language]
+             + read_as + language]
     for c in report["candidates"]:
         scores = " ".join(f"{lane}={score:g}" for lane, score in c["lanes"].items())
         lines.append(f"{c['rank']:>2}. #{c['id']} {c['target']} · {c['review_state']}: {scores}; relevance "

@@ -33,7 +33,7 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,
-            "doubted": found.doubted, "makes": found.makes,
+            "doubted": found.doubted, "makes": found.makes, "read_as": found.read_as,
             "candidates": [_candidate(rank, c, id(c) in kept, found.abstention)
                            for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}

@@ -167,6 +167,8 @@ class SearchResult:
     doubted: bool = False  # the resting probe doubts the rules' reading that it rests on the user (RESTS_DOUBTED)
     makes: bool = False  # asks for something made (``intent.asks_to_make``): a note on how to help needs CONTEXT_FLOOR
     # only
+    read_as: str | None = None  # the query with names written in another script said as the memories spell them
+    # (``scripts.in_latin``), when it has any
 
     def __iter__(self):
         return iter(self.hits)
@@ -471,7 +473,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
         return SearchResult([], miss_reason="gated")
     query = spelled_out(query)  # "whats my herd no." asks after the herd number
     since, size = word_window(db, view)
-    query = in_latin(db, view, query, since)  # "امتى زارا بتبدأ الحضانة؟" asks after Zara
+    latin = in_latin(db, view, query, since)  # "امتى زارا بتبدأ الحضانة؟" asks after Zara
+    read_as, query = latin if latin != query else None, latin
     framing = frame_words(query)
     words = [word for word in query_terms(query, content_only=True) if word not in framing][:20]
     counts = document_counts(db, view, [t for t in words if not _CJK.search(t)], since)
@@ -590,7 +593,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     degraded = (use_vectors and lane is None) or "reference" in lanes or "languages" in lanes
     return SearchResult(hits, degraded=degraded, lanes=lanes, miss_reason=miss, admitted=len(kept),
                         candidates=ranked, context_floor=context_floor, asks_the_world=world, small_talk=chat,
-                        language=language, doubted=doubted, makes=makes)
+                        language=language, doubted=doubted, makes=makes, read_as=read_as)
 
 
 def _lexical_candidates(db, view: View, query: str, counts: dict[str, int], weights: dict[str, float],
