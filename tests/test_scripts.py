@@ -18,6 +18,7 @@ ME = human("tester")
 
 @pytest.mark.parametrize(("word", "name"), [
     ("زارا", "Zara"), ("سلمى", "Salma"), ("يوسف", "Youssef"), ("وزارا", "Zara"),  # Arabic: its consonants; "and Zara"
+    ("عمر", "Omar"), ("أحمد", "Ahmed"),  # a name opening with a vowel: with ain or alef
     ("Ірини", "Iryna"), ("Віктора", "Viktor"), ("Оленой", "Olena"),  # Ukrainian and Russian: case endings
     ("하은이", "Ha-eun"), ("콩이가", "Kongi"), ("Μαρία", "Maria"), ("राहुल", "Rahul"),  # particles; vowels written
 ])
@@ -29,6 +30,7 @@ def test_a_name_in_another_script_spells_the_latin_name(word, name):
     ("해도", "Head"),  # "even if I do": its vowels are not the name's
     ("Оленка", "Olga"),  # another name sharing a first letter
     ("زر", "Zara"),  # a button: two letters are no name of three
+    ("بدالها", "Abdullah"),  # "instead of it": Abdullah's consonants, but a name opening with a vowel opens with alef
     ("Виктория", "Viktor"),  # Viktoria is more than Viktor with an ending
 ])
 def test_a_word_in_another_script_spells_no_other_name(word, name):

@@ -6,8 +6,10 @@ own in English) spell them in Latin letters. Each word of the query in another s
 name is replaced by it, as the memories spell it, so the word lanes, the names of kin and the vector lane all see
 "Zara". Compared how each script writes:
 
-- an abjad (Arabic, Hebrew) writes few vowels: the two must have the same consonants ("زارا" and "Zara": z-r) and
-  the word three letters at least; Arabic may join "and", "for", "with" to the front of a word ("وزارا");
+- an abjad (Arabic, Hebrew) writes few vowels: the two must have the same consonants ("زارا" and "Zara": z-r), open
+  alike (a name that opens with a vowel, "Abdullah", opens with alef or ain, "عبدالله", not as "بدالها", instead
+  of it, does) and the word have three letters at least; Arabic may join "and", "for", "with" to the front of a
+  word ("وزارا");
 - an alphabet or a syllabary writes them: the word must begin with the name's stem, its last vowels off, and be
   at most ENDING letters longer than the name, room for a case ending or a particle ("Ірини" of Iryna, "Віктора"
   of Viktor, "콩이가" of Kongi) and no more ("Виктория" is not Viktor).
@@ -31,6 +33,7 @@ CONSONANTS = 2  # consonants an abjad's name needs ("زارا": z-r) ...
 ABJAD_LETTERS = 3  # ... and letters its word needs: "زر" (a button) has Zara's consonants and is no name
 _ABJAD = re.compile(r"[\u0590-\u05ff\u0600-\u06ff]")
 _ABJAD_PREFIXES = "وبلفك"  # "and", "with", "for", "so", "as": joined to the word they precede
+_VOWEL_OPENINGS = "اأإآعءאע"  # the letters a name that opens with a vowel opens with ("Omar": عمر, "Ahmed": أحمد)
 _OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")  # a letter outside Latin's (Vietnamese's too)
 _WORD = re.compile(r"\w+")
 _WRITTEN_IN = {"ARABIC": ("ar", "fa"), "HEBREW": ("he",), "CYRILLIC": ("ru", "uk", "bg"), "GREEK": ("el",),
@@ -74,8 +77,10 @@ def spells(word: str, name: str) -> bool:
     if _ABJAD.search(word):
         wanted = consonants(name)
         forms = [word, *([word[1:]] if word[0] in _ABJAD_PREFIXES else [])]
-        return len(wanted) >= CONSONANTS and any(len(form) >= ABJAD_LETTERS and consonants(latin(form)) == wanted
-                                                 for form in forms)
+        opens = name[:1].lower() in "aeiou"
+        return len(wanted) >= CONSONANTS and any(
+            len(form) >= ABJAD_LETTERS and (form[0] in _VOWEL_OPENINGS) == opens and consonants(latin(form)) == wanted
+            for form in forms)
     letters, said = _letters(name), _letters(latin(word))
     stem = letters.rstrip("aeiou")
     return len(stem) >= STEM and said.startswith(stem) and len(said) - len(letters) <= ENDING
