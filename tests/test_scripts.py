@@ -19,6 +19,7 @@ ME = human("tester")
 @pytest.mark.parametrize(("word", "name"), [
     ("زارا", "Zara"), ("سلمى", "Salma"), ("يوسف", "Youssef"), ("وزارا", "Zara"),  # Arabic: its consonants; "and Zara"
     ("عمر", "Omar"), ("أحمد", "Ahmed"),  # a name opening with a vowel: with ain or alef
+    ("فاطمة", "Fatima"), ("ساره", "Sarah"), ("ساره", "Sara"),  # a feminine ending, written or left out
     ("Ірини", "Iryna"), ("Віктора", "Viktor"), ("Оленой", "Olena"),  # Ukrainian and Russian: case endings
     ("하은이", "Ha-eun"), ("콩이가", "Kongi"), ("Μαρία", "Maria"), ("राहुल", "Rahul"),  # particles; vowels written
 ])

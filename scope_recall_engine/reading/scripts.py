@@ -9,7 +9,7 @@ name is replaced by it, as the memories spell it, so the word lanes, the names o
 - an abjad (Arabic, Hebrew) writes few vowels: the two must have the same consonants ("زارا" and "Zara": z-r), open
   alike (a name that opens with a vowel, "Abdullah", opens with alef or ain, "عبدالله", not as "بدالها", instead
   of it, does) and the word have three letters at least; Arabic may join "and", "for", "with" to the front of a
-  word ("وزارا");
+  word ("وزارا"), and a name's feminine ending is often left out in Latin letters ("فاطمة": Fatima);
 - an alphabet or a syllabary writes them: the word must begin with the name's stem, its last vowels off, and be
   at most ENDING letters longer than the name, room for a case ending or a particle ("Ірини" of Iryna, "Віктора"
   of Viktor, "콩이가" of Kongi) and no more ("Виктория" is not Viktor).
@@ -33,6 +33,7 @@ CONSONANTS = 2  # consonants an abjad's name needs ("زارا": z-r) ...
 ABJAD_LETTERS = 3  # ... and letters its word needs: "زر" (a button) has Zara's consonants and is no name
 _ABJAD = re.compile(r"[\u0590-\u05ff\u0600-\u06ff]")
 _ABJAD_PREFIXES = "وبلفك"  # "and", "with", "for", "so", "as": joined to the word they precede
+_FEMININE_ENDINGS = "ةه"  # a final ta marbuta or ha, which Latin spellings often leave out ("فاطمة": Fatima)
 _VOWEL_OPENINGS = "اأإآعءאע"  # the letters a name that opens with a vowel opens with ("Omar": عمر, "Ahmed": أحمد)
 _OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")  # a letter outside Latin's (Vietnamese's too)
 _WORD = re.compile(r"\w+")
@@ -64,10 +65,10 @@ def in_latin(db, view: View, query: str, since: int = 0) -> str:
 
 
 def _keys(word: str) -> list[str]:
-    """What a name ``word`` may spell is found under: its consonants (an abjad's word, "and" joined or not), or each
-    beginning of it as a stem."""
+    """What a name ``word`` may spell is found under: its consonants (an abjad's word, with "and" joined or not and
+    its feminine ending or not), or each beginning of it as a stem."""
     if _ABJAD.search(word):
-        return [consonants(latin(word)), consonants(latin(word[1:]))]
+        return [consonants(latin(form)) for form in (word, word[1:], word[:-1], word[1:-1])]
     said = _letters(latin(word))
     return [said[:end] for end in range(STEM, len(said) + 1)]
 
@@ -76,7 +77,8 @@ def spells(word: str, name: str) -> bool:
     """Whether ``word``, in another script, writes ``name`` (Latin letters)."""
     if _ABJAD.search(word):
         wanted = consonants(name)
-        forms = [word, *([word[1:]] if word[0] in _ABJAD_PREFIXES else [])]
+        joined = [word, *([word[1:]] if word[0] in _ABJAD_PREFIXES else [])]
+        forms = joined + [form[:-1] for form in joined if form[-1] in _FEMININE_ENDINGS]
         opens = name[:1].lower() in "aeiou"
         return len(wanted) >= CONSONANTS and any(
             len(form) >= ABJAD_LETTERS and (form[0] in _VOWEL_OPENINGS) == opens and consonants(latin(form)) == wanted
