@@ -168,13 +168,20 @@ def test_explain_says_which_rule_held_back_a_message_that_rests_on_nothing_of_th
     assert not looked_up[flag] and [c["id"] for c in looked_up["candidates"] if c["admitted"]][:1] == [stored]
 
 
-def test_explain_names_the_language_a_message_is_weighed_in(db_path, alice):
-    """A Spanish message is explained as weighed in Spanish too (JSON and text); an English one names none."""
+@pytest.mark.parametrize(("memory", "message", "field", "read", "said", "control"), [
+    ("Alice's controller is a Pioneer DDJ-FLX6", "q controller tengo? el pibe de la casa de musica me pregunta",
+     "language", "es", "words weighed in es too", "which controller do I have?"),
+    ("Her daughter Zara starts nursery on 5 January.", "امتى زارا بتبدأ الحضانة؟", "read_as",
+     "امتى Zara بتبدأ الحضانة؟", "read as 'امتى Zara بتبدأ الحضانة؟'", "امتى Zara بتبدأ الحضانة؟"),
+])
+def test_explain_says_how_a_message_was_read(db_path, alice, memory, message, field, read, said, control):
+    """A Spanish message is explained as weighed in Spanish too, and an Arabic one naming Zara in its script as read
+    with her name as the memories spell it (JSON and text); the control, in English or naming her in Latin letters,
+    shows neither."""
     db = connect(db_path)
-    lifecycle.store(db, alice, "user", "Alice's controller is a Pioneer DDJ-FLX6", OP)
+    lifecycle.store(db, alice, "user", memory, OP)
     db.close()
     runner, base = CliRunner(), ["--db", str(db_path), "explain", "--user", "alice", "--chat", "chat-1"]
-    spanish = "q controller tengo? el pibe de la casa de musica me pregunta"
-    assert json.loads(runner.invoke(cli, [*base, "--json", spanish]).output)["language"] == "es"
-    assert "words weighed in es too" in runner.invoke(cli, [*base, spanish]).output
-    assert json.loads(runner.invoke(cli, [*base, "--json", "which controller do I have?"]).output)["language"] is None
+    assert json.loads(runner.invoke(cli, [*base, "--json", message]).output)[field] == read
+    assert said in runner.invoke(cli, [*base, message]).output
+    assert json.loads(runner.invoke(cli, [*base, "--json", control]).output)[field] is None

@@ -1,15 +1,10 @@
-import json
-
 import pytest
-from click.testing import CliRunner
 
-from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import vectors
 from scope_recall_engine.reading import retrieval
 from scope_recall_engine.reading.scripts import in_latin, spells
 from scope_recall_engine.truth.principals import human
 from scope_recall_engine.truth.scope import Identity
-from scope_recall_engine.truth.store import connect
 from scope_recall_engine.truth.visibility import View
 from scope_recall_engine.writing import lifecycle
 
@@ -78,16 +73,3 @@ def test_a_lookup_naming_someone_in_another_script_recalls_them_and_a_world_ques
     assert [hit.id for hit in found][:1] == [ids[wanted]]
     assert retrieval.search(db, view, world).hits == []
 
-
-def test_explain_says_how_a_name_in_another_script_was_read(db_path):
-    """JSON and text of ``explain`` show the query as read with the name said in Latin; the same question asked
-    with the name in Latin letters shows none."""
-    db = connect(db_path)
-    lifecycle.store(db, Identity(user="layla", chat="c1"), "memory", "Her daughter Zara starts nursery on 5 January.",
-                    ME)
-    db.close()
-    runner, base = CliRunner(), ["--db", str(db_path), "explain", "--user", "layla", "--chat", "c1"]
-    arabic = "امتى زارا بتبدأ الحضانة؟"
-    assert json.loads(runner.invoke(cli, [*base, "--json", arabic]).output)["read_as"] == "امتى Zara بتبدأ الحضانة؟"
-    assert "read as 'امتى Zara بتبدأ الحضانة؟'" in runner.invoke(cli, [*base, arabic]).output
-    assert json.loads(runner.invoke(cli, [*base, "--json", "امتى Zara بتبدأ الحضانة؟"]).output)["read_as"] is None
