@@ -1,10 +1,10 @@
 """Names written in another script: "امتى زارا بتبدأ الحضانة؟" asks after Zara, "коли в Ірини др?" after Iryna,
-"하은이 이유식 추천해줘" for Ha-eun. People who write Arabic, Cyrillic, Greek, Hebrew, Hangul, kana or Devanagari
-write the people, pets and places of their lives in it too, while their memories (the digest's, the agent's, their
-own in English) spell them in Latin letters. Each word of the query in another script is transliterated
-(``anyascii``) and compared with the names the view's memories mention (the entity index); a word that matches one
-name is replaced by it, as the memories spell it, so the word lanes, the names of kin and the vector lane all see
-"Zara". Compared how each script writes:
+"하은이 이유식 추천해줘" for Ha-eun. People who write Arabic, Cyrillic, Greek, Hebrew, Hangul or Devanagari write
+the people, pets and places of their lives in it too, while their memories (the digest's, the agent's, their own in
+English) spell them in Latin letters. Each word of the query in another script (not one written without spaces, as
+Thai and Japanese are, where a "word" is a phrase) is transliterated (``anyascii``) and compared with the names the
+view's memories mention (the entity index); a word that matches one name is replaced by it, as the memories spell
+it, so the word lanes, the names of kin and the vector lane all see "Zara". Compared how each script writes:
 
 - an abjad (Arabic, Hebrew) writes few vowels: the two must have the same consonants ("زارا" and "Zara": z-r), open
   alike (a name that opens with a vowel, "Abdullah", opens with alef or ain, "عبدالله", not as "بدالها", instead
@@ -24,6 +24,8 @@ import functools
 import re
 import unicodedata
 
+from anyascii import anyascii
+
 from scope_recall_engine.companion import reference
 from scope_recall_engine.truth.visibility import VISIBLE, View
 
@@ -41,6 +43,7 @@ _WRITTEN_IN = {"ARABIC": ("ar", "fa"), "HEBREW": ("he",), "CYRILLIC": ("ru", "uk
                "DEVANAGARI": ("hi",)}  # the languages whose frequencies ship, by script
 _UNSPACED = ("THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN", "CJK", "HIRAGANA", "KATAKANA")  # a "word" of theirs is a
 # phrase: a name inside it is not a word of its own
+latin = functools.lru_cache(maxsize=65536)(anyascii)  # a word in Latin letters, once per process
 _NAMES = f"""select distinct l.name from memories m join memory_entities l on l.memory_id = m.id
              where m.id >= :since and {VISIBLE}"""
 
@@ -86,13 +89,6 @@ def spells(word: str, name: str) -> bool:
     letters, said = _letters(name), _letters(latin(word))
     stem = letters.rstrip("aeiou")
     return len(stem) >= STEM and said.startswith(stem) and len(said) - len(letters) <= ENDING
-
-
-@functools.lru_cache(maxsize=65536)
-def latin(word: str) -> str:
-    from anyascii import anyascii
-
-    return anyascii(word)
 
 
 @functools.lru_cache(maxsize=65536)
