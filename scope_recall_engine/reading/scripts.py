@@ -52,8 +52,9 @@ def in_latin(db, view: View, query: str, since: int = 0) -> str:
     """The query with each word in another script that names one of the view's names written as the memories
     write it; names are read from the memories from row ``since`` on (a large view's newest, where its words are
     counted too: ``retrieval.word_window``)."""
-    foreign = {word for word in _WORD.findall(query)
-               if script(word) not in (None, *_UNSPACED) and not common(word)}
+    if not _OTHER_SCRIPT.search(query):  # most queries: one look, no word by word
+        return query
+    foreign = {word for word in _WORD.findall(query) if script(word) not in (None, *_UNSPACED) and not common(word)}
     if not foreign:
         return query
     names = collections.defaultdict(set)  # by consonants and by stem: a word is compared with the few it may spell
@@ -61,7 +62,7 @@ def in_latin(db, view: View, query: str, since: int = 0) -> str:
         for part in _WORD.findall(name):
             if not _OTHER_SCRIPT.search(part) and not part.isdigit():
                 names[consonants(part)].add(part)
-                names[_letters(part).rstrip("aeiou")].add(part)
+                names[_stem(part)].add(part)
     said = {word: found.pop() for word in foreign
             if len(found := {name for key in _keys(word) for name in names.get(key, ()) if spells(word, name)}) == 1}
     return _WORD.sub(lambda word: said.get(word.group(0), word.group(0)), query) if said else query
@@ -71,7 +72,7 @@ def _keys(word: str) -> list[str]:
     """What a name ``word`` may spell is found under: its consonants (an abjad's word, with "and" joined or not and
     its feminine ending or not), or each beginning of it as a stem."""
     if _ABJAD.search(word):
-        return [consonants(latin(form)) for form in (word, word[1:], word[:-1], word[1:-1])]
+        return [consonants(latin(form)) for form in _abjad_forms(word)]
     said = _letters(latin(word))
     return [said[:end] for end in range(STEM, len(said) + 1)]
 
@@ -79,16 +80,23 @@ def _keys(word: str) -> list[str]:
 def spells(word: str, name: str) -> bool:
     """Whether ``word``, in another script, writes ``name`` (Latin letters)."""
     if _ABJAD.search(word):
-        wanted = consonants(name)
-        joined = [word, *([word[1:]] if word[0] in _ABJAD_PREFIXES else [])]
-        forms = joined + [form[:-1] for form in joined if form[-1] in _FEMININE_ENDINGS]
-        opens = name[:1].lower() in "aeiou"
+        wanted, opens = consonants(name), name[:1].lower() in "aeiou"
         return len(wanted) >= CONSONANTS and any(
             len(form) >= ABJAD_LETTERS and (form[0] in _VOWEL_OPENINGS) == opens and consonants(latin(form)) == wanted
-            for form in forms)
-    letters, said = _letters(name), _letters(latin(word))
-    stem = letters.rstrip("aeiou")
-    return len(stem) >= STEM and said.startswith(stem) and len(said) - len(letters) <= ENDING
+            for form in _abjad_forms(word))
+    stem, said = _stem(name), _letters(latin(word))
+    return len(stem) >= STEM and said.startswith(stem) and len(said) - len(_letters(name)) <= ENDING
+
+
+def _abjad_forms(word: str) -> list[str]:
+    """An abjad's word as written, without a joined "and", "for" or "with", and without a feminine ending."""
+    joined = [word, *([word[1:]] if word[0] in _ABJAD_PREFIXES else [])]
+    return joined + [form[:-1] for form in joined if form[-1] in _FEMININE_ENDINGS]
+
+
+def _stem(name: str) -> str:
+    """A Latin name's letters with its last vowels off ("Olena": olen), which an inflected form begins with."""
+    return _letters(name).rstrip("aeiou")
 
 
 @functools.lru_cache(maxsize=65536)
