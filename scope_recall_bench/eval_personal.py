@@ -151,13 +151,18 @@ WANTED_METRICS = ("hit@1", "hit@3", "all_wanted@3", "ranked@10", "unabstained@3"
 
 
 def summarize(rows: list[dict]) -> dict:
-    """Per kind: the wanted-memory metrics as percentages (``answered`` counts hit@3) and the unrelated leak
-    rate (share of unrelated messages whose packet was not empty)."""
+    """Per kind: the wanted-memory metrics as percentages (``answered`` counts hit@3), how many memories a packet
+    that is not empty shows (``packed``) and the share of them the message wants (``precision``); and the unrelated
+    leak rate (share of unrelated messages whose packet was not empty)."""
     summary = {}
     for label, kinds in (("all", {"direct", "implied"}), ("direct", {"direct"}), ("implied", {"implied"})):
         chosen = [row for row in rows if row["kind"] in kinds]
+        packets = [row["got"] for row in chosen if row["got"]]
+        shown = sum(len(got) for got in packets)
         summary[label] = {"messages": len(chosen), "answered": sum(row["hit@3"] for row in chosen),
-                          **{m: _rate(sum(row[m] for row in chosen), len(chosen)) for m in WANTED_METRICS}}
+                          **{m: _rate(sum(row[m] for row in chosen), len(chosen)) for m in WANTED_METRICS},
+                          "packed": round(shown / len(packets), 2) if packets else 0.0,
+                          "precision": _rate(sum(len(set(row["got"]) & set(row["wanted"])) for row in chosen), shown)}
     unrelated = [row for row in rows if row["kind"] == "unrelated"]
     leaked = sum(row["leaked"] for row in unrelated)
     summary["unrelated"] = {"messages": len(unrelated), "leaked": leaked, "leak_rate": _rate(leaked, len(unrelated))}
@@ -299,7 +304,10 @@ def table(report: dict) -> str:
     leaks = ", ".join(f"{split} {report[split]['unrelated']['leaked']}/{report[split]['unrelated']['messages']} "
                       f"({report[split]['unrelated']['leak_rate']:.1f}%)" for split in ("overall", *SPLITS))
     cross, general = report["cross_user"], report["general_questions"]
-    lines += [f"unrelated messages recalling something: {leaks}",
+    packets = ", ".join(f"{kind} {report['overall'][kind]['packed']:.2f} ({report['overall'][kind]['precision']:.1f}% "
+                        "wanted)" for kind in ("direct", "implied"))
+    lines += [f"memories a packet shows, overall: {packets}",
+              f"unrelated messages recalling something: {leaks}",
               f"cross-user hits: {cross['hits']} over {cross['probes']} probes "
               f"(control, both users' scopes visible: {cross['control_hits']})",
               "general questions asked of every user recalling something: " + ", ".join(

@@ -59,13 +59,15 @@ def test_metric_arithmetic():
     assert rows[1]["got"] == ["a.m3", "a.m1", "a.m4"] and rows[1]["hit@3"] and not rows[1]["all_wanted@3"]
     summary = summarize(rows)
     assert summary["all"] == {"messages": 4, "answered": 2, "hit@1": 25.0, "hit@3": 50.0, "all_wanted@3": 25.0,
-                              "ranked@10": 75.0, "unabstained@3": 75.0}
-    assert summary["direct"] == {"messages": 2, "answered": 2, "hit@1": 50.0, "hit@3": 100.0,
-                                 "all_wanted@3": 50.0, "ranked@10": 100.0, "unabstained@3": 100.0}
+                              "ranked@10": 75.0, "unabstained@3": 75.0, "packed": 2.67, "precision": 25.0}
+    assert summary["direct"] == {"messages": 2, "answered": 2, "hit@1": 50.0, "hit@3": 100.0,  # 2 of 5 shown wanted
+                                 "all_wanted@3": 50.0, "ranked@10": 100.0, "unabstained@3": 100.0, "packed": 2.5,
+                                 "precision": 40.0}
     assert summary["implied"] == {"messages": 2, "answered": 0, "hit@1": 0.0, "hit@3": 0.0, "all_wanted@3": 0.0,
-                                  "ranked@10": 50.0, "unabstained@3": 50.0}
+                                  "ranked@10": 50.0, "unabstained@3": 50.0, "packed": 3.0, "precision": 0.0}
     assert summary["unrelated"] == {"messages": 2, "leaked": 1, "leak_rate": 50.0}
     assert summarize([])["all"]["hit@3"] == 0.0 and summarize([])["unrelated"]["leak_rate"] == 0.0
+    assert summarize([])["all"]["packed"] == 0.0 and summarize([])["all"]["precision"] == 0.0
 
 
 def test_tiny_fixture_counts_cross_user_hits_only_when_the_view_spans_both_users(tmp_path):
@@ -150,7 +152,8 @@ def test_eval_personal_command_on_the_packaged_fixture():
     assert report["fixture"].endswith("personal.json") and report["drained"] is False
     for split in ("overall", "dev", "heldout"):
         assert set(report[split]) == {"all", "direct", "implied", "unrelated"}
-        assert set(report[split]["all"]) == {"messages", "answered", *eval_personal.WANTED_METRICS}
+        assert set(report[split]["all"]) == {"messages", "answered", "packed", "precision",
+                                             *eval_personal.WANTED_METRICS}
         assert set(report[split]["unrelated"]) == {"messages", "leaked", "leak_rate"}
     assert report["overall"]["direct"]["messages"] == sum(m["kind"] == "direct" for m in messages)
     assert report["dev"]["all"]["messages"] + report["heldout"]["all"]["messages"] == \

@@ -2,7 +2,7 @@
 
 import json
 
-from scope_recall_engine.reading import ledger, recall
+from scope_recall_engine.reading import explain, ledger, recall, retrieval
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.store import get_memory
 from scope_recall_engine.truth.visibility import View
@@ -74,6 +74,26 @@ def test_no_repeat_within_a_session_but_other_sessions_still_recall(db, alice):
     for _ in range(ledger.REPEAT_WINDOW):
         recall.packet(db, view, "zxqv", surface="test", session_key="s1")
     assert set(recall.packet(db, view, "alice cat", surface="test", session_key="s1").ids) == {first, second}
+
+
+def test_the_packet_leaves_out_what_ranks_far_below_its_first_memory(db, alice):
+    """Abstention admits every fact relevant enough; the packet shows those near the first (``near_first``), so a
+    lookup gets the fact it asks for, not the user's other running facts, and two facts a message needs both stay."""
+    pr, shins, friend, *_ = _store(db, alice, "She runs the 400m and the 4x400 relay; her 400m PR is 56.8 seconds.",
+                                   "She has had recurring shin splints in her right leg.",
+                                   "Her best friend Destiny runs on the 4x400 relay with her.",
+                                   "Track practice is 3:30-5:30pm on weekdays with meets most Saturdays.",
+                                   "She is retaking the ACT on December 14.", "Her school counselor is Ms. Patel.")
+    view, lookup = _view(alice), "whats my 400 pr again lol i blanked"
+    found = retrieval.search(db, view, lookup, 10)
+    assert found.looks_up and friend in [hit.id for hit in found.hits]  # admitted ...
+    packed = recall.packet(db, view, lookup, surface="test")
+    assert packed.ids[0] == pr and friend not in packed.ids and friend in packed.ranked_ids  # ... but left out
+    candidates = {c["id"]: c for c in explain.explain(db, view, lookup)["candidates"]}
+    assert [i for i, c in candidates.items() if c["packed"]] == packed.ids
+    assert "left out of the packet" in candidates[friend]["why"] and candidates[friend]["admitted"]
+    both = recall.packet(db, view, "who runs the relay with me?", surface="test")  # positive control: two near
+    assert set(both.ids) == {friend, pr}
 
 
 def test_scope_isolation_in_the_packet(db, alice, bob):

@@ -29,24 +29,33 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
         miss = "gated"
     else:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
-    kept = {id(c) for c in retrieval.recalled(found.candidates, *found.abstention)}
+    kept = retrieval.recalled(found.candidates, *found.abstention)
+    packed = {hit.id for hit in retrieval.near_first([c.row for c in kept], found.candidates, found.looks_up)}
+    kept = {id(c) for c in kept}
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,
             "doubted": found.doubted, "makes": found.makes, "read_as": found.read_as,
-            "candidates": [_candidate(rank, c, id(c) in kept, found.abstention)
+            "looks_up": found.looks_up,
+            "candidates": [_candidate(rank, c, id(c) in kept, c.row.id in packed, found)
                            for rank, c in enumerate(found.candidates[:limit], 1)],
             "excluded": excluded(db, view, query)}
 
 
-def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, abstention: tuple) -> dict:
+def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, packed: bool,
+               found: retrieval.SearchResult) -> dict:
+    left_out = ""
+    if admitted and not packed:
+        gap = retrieval.LOOKUP_GAP if found.looks_up else retrieval.ANSWER_GAP
+        left_out = (f"; left out of the packet: its evidence is more than {gap:g} sd below the first's"
+                    f"{' (a lookup of a stated fact)' if found.looks_up else ''}")
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "wanted": _round(candidate.wanted), "admitted": admitted,
-            "why": why(candidate, admitted, *abstention)}
+            "packed": packed, "why": why(candidate, admitted, *found.abstention) + left_out}
 
 
 def _round(value: float | None) -> float | None:

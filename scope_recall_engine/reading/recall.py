@@ -66,7 +66,7 @@ def packet(db, view: View, query: str, *, surface: str, session_key: str | None 
     started = time.perf_counter()
     found = retrieval.search(db, view, query, RANK_LIMIT)  # gates, ranks, abstains; degrades to lexical
     recent = recently_recalled(db, session_key)
-    fresh = [hit for hit in found.hits if hit.id not in recent]
+    fresh = [hit for hit in retrieval.near_first(found.hits, found.candidates, found.looks_up) if hit.id not in recent]
     text, ids = render(fresh, max_chars)
     miss = None if ids else found.miss_reason or ("over_budget" if fresh else "all_recently_recalled")
     result = RecallPacket(text, ids, miss, [hit.id for hit in found.hits], found.degraded,
