@@ -94,6 +94,8 @@ def test_the_packet_leaves_out_what_ranks_far_below_its_first_memory(db, alice):
     assert "left out of the packet" in candidates[friend]["why"] and candidates[friend]["admitted"]
     both = recall.packet(db, view, "who runs the relay with me?", surface="test")  # positive control: two near
     assert set(both.ids) == {friend, pr}
+    plan = "my shins are killing me after practice, should I still run saturday?"  # no lookup: all three it admits
+    assert recall.packet(db, view, plan, surface="test").ids == [hit.id for hit in retrieval.search(db, view, plan)][:3]
 
 
 def test_scope_isolation_in_the_packet(db, alice, bob):

@@ -44,11 +44,8 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
 
 def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, packed: bool,
                found: retrieval.SearchResult) -> dict:
-    left_out = ""
-    if admitted and not packed:
-        gap = retrieval.LOOKUP_GAP if found.looks_up else retrieval.ANSWER_GAP
-        left_out = (f"; left out of the packet: its evidence is more than {gap:g} sd below the first's"
-                    f"{' (a lookup of a stated fact)' if found.looks_up else ''}")
+    left_out = (f"; left out of the packet: a lookup of a stated fact, and its evidence is more than "
+                f"{retrieval.LOOKUP_GAP:g} sd below the first's") if admitted and not packed else ""
     return {"rank": rank, "id": candidate.row.id, "target": candidate.row.target,
             "review_state": candidate.row.review_state,
             "lanes": {lane: _round(score) for lane, score in candidate.lanes.items()},

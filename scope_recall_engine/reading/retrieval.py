@@ -140,10 +140,10 @@ WANTED_FLOOR = 0.6  # ... and the chance of being wanted a memory needs, for a m
 ABOVE_RECALLED = 3  # ranks, as many as the recall packet shows, within which a memory ranked above a recalled one is
 # recalled too (``recalled``): on personal_unseen_111 to _118, a wanted memory in the first three 322 -> 327 of 416,
 # unrelated messages recalling something 33 of 224 either way
-LOOKUP_GAP, ANSWER_GAP = 8.0, 12.0  # ranking evidence (sd) below the first hit past which the recall packet leaves a
-# hit out (``near_first``), for a lookup of a stated fact and for any other message; chosen on the dumps of
-# personal_unseen_123 to _142 (no wanted memory lost from the first three, 3 messages of 1,041 lost a second wanted
-# one, 395 of the 2,689 memories shown left out), then measured on _143 to _168 (docs/figures.md, stop 56)
+LOOKUP_GAP = 8.0  # ranking evidence (sd) below the first hit past which the recall packet leaves a hit out, for a
+# lookup of a stated fact (``near_first``); chosen on dumps of personal_unseen_123 to _142 (no wanted memory lost
+# from the first three, 312 of the 2,689 memories shown left out; 12 sd for every other message as well left out 395
+# but lost a second wanted memory of 3 messages, and a wanted one of a message in _170 written after)
 NAME_PART = 3  # letters a part of a user id needs to be taken as a name ("lindiwe" of "lindiwe.dube", not "jr")
 COMMON_SHARE, COMMON_ROWS = 0.25, 3  # a name in a quarter of a view's memories (of 3 or more), and in two of them at
 # least, is whom they are about (a city one of three memories names is a place)
@@ -173,7 +173,7 @@ class SearchResult:
     # only
     read_as: str | None = None  # the query with names written in another script said as the memories spell them
     # (``scripts.in_latin``), when it has any
-    looks_up: bool = False  # it looks up a stated fact (``intent.looks_up``): the packet keeps less below the first
+    looks_up: bool = False  # it looks up a stated fact (``intent.looks_up``): the packet keeps what is near the first
 
     def __iter__(self):
         return iter(self.hits)
@@ -641,13 +641,14 @@ def recalled(ranked: list[Candidate], context_floor: float | None = None, world:
 
 
 def near_first(hits: list[Hit], candidates: list[Candidate], looks_up: bool) -> list[Hit]:
-    """The hits the recall packet shows: those within LOOKUP_GAP of the first one's ranking evidence for a lookup of a
-    stated fact, ANSWER_GAP for any other message. Abstention admits every memory relevant enough to the message;
-    one far below the first is seldom what it wants, and the agent reads the packet as one answer ("when does Zara
-    start nursery?" over six facts of a family packed two others below hers)."""
+    """The hits the recall packet shows: for a lookup of a stated fact, those within LOOKUP_GAP of the first one's
+    ranking evidence; for any other message, all. Abstention admits every memory relevant enough to the message, but a
+    lookup wants one fact, and the agent reads the packet as its answer ("who's my counselor again?" over a student's
+    facts packed her ACT date and her shin splints below Ms. Patel); a plan or a request may need several."""
+    if not looks_up or not hits:
+        return hits
     evidence = {candidate.row.id: candidate.evidence for candidate in candidates}
-    gap = LOOKUP_GAP if looks_up else ANSWER_GAP
-    return [hit for hit in hits if evidence[hits[0].id] - evidence[hit.id] <= gap]
+    return [hit for hit in hits if evidence[hits[0].id] - evidence[hit.id] <= LOOKUP_GAP]
 
 
 def wanted(likely: float, bearing: float | None) -> float | None:
