@@ -17,6 +17,9 @@ ME = human("tester")
     ("فاطمة", "Fatima"), ("ساره", "Sarah"), ("ساره", "Sara"),  # a feminine ending, written or left out
     ("Ірини", "Iryna"), ("Віктора", "Viktor"), ("Оленой", "Olena"),  # Ukrainian and Russian: case endings
     ("하은이", "Ha-eun"), ("콩이가", "Kongi"), ("Μαρία", "Maria"), ("राहुल", "Rahul"),  # particles; vowels written
+    ("עומר", "Omer"), ("רונן", "Ronen"), ("דוד", "David"),  # Hebrew's vav, a vowel or a v
+    ("שירה", "Shira"), ("לשירה", "Shira"), ("רחל", "Rachel"), ("פיתה", "Pita"),  # one sound, one or two letters; "to"
+    ("خالد", "Khalid"),  # Arabic's kh as its Latin spelling writes it
 ])
 def test_a_name_in_another_script_spells_the_latin_name(word, name):
     assert spells(word, name)
@@ -28,6 +31,7 @@ def test_a_name_in_another_script_spells_the_latin_name(word, name):
     ("زر", "Zara"),  # a button: two letters are no name of three
     ("بدالها", "Abdullah"),  # "instead of it": Abdullah's consonants, but a name opening with a vowel opens with alef
     ("Виктория", "Viktor"),  # Viktoria is more than Viktor with an ending
+    ("שיר", "Omer"), ("של", "Shira"),  # a song is not Omer; "of" (two letters) is no Shira
 ])
 def test_a_word_in_another_script_spells_no_other_name(word, name):
     assert not spells(word, name)
@@ -58,18 +62,20 @@ def test_only_the_names_of_the_views_own_memories_are_said_in_latin(db):
     ("امتى زارا بتبدأ الحضانة؟", "zara", "ايه عاصمة أستراليا؟"),  # when does Zara start nursery? / capital of Australia
     ("коли в Ірини день народження?", "iryna", "яка столиця Австралії?"),  # when is Iryna's birthday?
     ("민호 전역 언제였지?", "minho", "호주의 수도가 어디야?"),  # when was Min-ho's discharge from service?
+    ("מתי יום ההולדת של עומר?", "omer", "מה עיר הבירה של אוסטרליה?"),  # when is Omer's birthday?
 ])
 def test_a_lookup_naming_someone_in_another_script_recalls_them_and_a_world_question_nothing(db, lookup, wanted,
                                                                                               world):
-    """The memories spell her people in Latin letters; asked after by name in Arabic, Ukrainian or Korean, the
+    """The memories spell her people in Latin letters; asked after by name in Arabic, Ukrainian, Korean or Hebrew, the
     memory is recalled first; a question about the world in the same language recalls nothing, in the same store."""
     someone = Identity(user="noor", chat="c1")
     ids = _store(db, someone, {"zara": "Her daughter Zara starts nursery on 5 January.",
                                "iryna": "Her daughter Iryna's birthday is 14 March.",
                                "minho": "Her brother Min-ho finishes his military service on 2 June.",
+                               "omer": "Her boyfriend Omer's birthday is 3 August.",
                                "coffee": "She drinks two lattes a day."})
     view = View(someone.accessible())
     found = retrieval.search(db, view, lookup)
-    assert [hit.id for hit in found][:1] == [ids[wanted]]
+    assert [hit.id for hit in found][:1] == [ids[wanted]] and found.read_as  # read with the name as spelt
     assert retrieval.search(db, view, world).hits == []
 

@@ -8,8 +8,11 @@ it, so the word lanes, the names of kin and the vector lane all see "Zara". Comp
 
 - an abjad (Arabic, Hebrew) writes few vowels: the two must have the same consonants ("زارا" and "Zara": z-r), open
   alike (a name that opens with a vowel, "Abdullah", opens with alef or ain, "عبدالله", not as "بدالها", instead
-  of it, does) and the word have three letters at least; Arabic may join "and", "for", "with" to the front of a
-  word ("وزارا"), and a name's feminine ending is often left out in Latin letters ("فاطمة": Fatima);
+  of it, does) and the word have three letters at least; Arabic and Hebrew may join "and", "for", "with", "to" to
+  the front of a word ("وزارا", "לשירה"), a name's feminine ending is often left out in Latin letters ("فاطمة":
+  Fatima, "שירה": Shira), Hebrew's vav is a vowel as often as a v ("עומר": Omer, "דוד": David), and a sound that
+  one script writes with one letter and Latin with two or with either of two counts as one ("sh", "ch" and "kh",
+  "th", "ph", "p" and "f", "b" and "v": "רחל" is Rachel, "פיתה" Pita);
 - an alphabet or a syllabary writes them: the word must begin with the name's stem, its last vowels off, and be
   at most ENDING letters longer than the name, room for a case ending or a particle ("Ірини" of Iryna, "Віктора"
   of Viktor, "콩이가" of Kongi) and no more ("Виктория" is not Viktor).
@@ -34,8 +37,12 @@ STEM = 3  # letters a name's stem needs before words may be compared with it: fe
 CONSONANTS = 2  # consonants an abjad's name needs ("زارا": z-r) ...
 ABJAD_LETTERS = 3  # ... and letters its word needs: "زر" (a button) has Zara's consonants and is no name
 _ABJAD = re.compile(r"[\u0590-\u05ff\u0600-\u06ff]")
-_ABJAD_PREFIXES = "وبلفك"  # "and", "with", "for", "so", "as": joined to the word they precede
-_FEMININE_ENDINGS = "ةه"  # a final ta marbuta or ha, which Latin spellings often leave out ("فاطمة": Fatima)
+_ABJAD_PREFIXES = "وبلفك" "ולבמ"  # Arabic's "and", "with", "for", "so", "as"; Hebrew's "and", "to", "in", "from"
+_FEMININE_ENDINGS = "ةهה"  # a final ta marbuta or ha, which Latin spellings often leave out ("فاطمة": Fatima)
+_VAV = "ו"  # Hebrew's vav: "v" in "דוד" (David), "o" or "u" in "עומר" (Omer)
+_ONE_SOUND = ((r"sh|ch|kh|th|ph|ck|tz|ts|[cqkpbfv]", {"sh": "s", "ch": "h", "kh": "h", "th": "t", "ph": "f",
+                                                      "ck": "k", "tz": "z", "ts": "z", "c": "k", "q": "k",
+                                                      "k": "k", "p": "f", "b": "v", "f": "f", "v": "v"}))
 _VOWEL_OPENINGS = "اأإآعءאע"  # the letters a name that opens with a vowel opens with ("Omar": عمر, "Ahmed": أحمد)
 _OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")  # a letter outside Latin's (Vietnamese's too)
 _WORD = re.compile(r"\w+")
@@ -89,9 +96,11 @@ def spells(word: str, name: str) -> bool:
 
 
 def _abjad_forms(word: str) -> list[str]:
-    """An abjad's word as written, without a joined "and", "for" or "with", and without a feminine ending."""
+    """An abjad's word as written, without a joined "and", "for" or "with", without a feminine ending, and with
+    Hebrew's vav read as a vowel."""
     joined = [word, *([word[1:]] if word[0] in _ABJAD_PREFIXES else [])]
-    return joined + [form[:-1] for form in joined if form[-1] in _FEMININE_ENDINGS]
+    ended = joined + [form[:-1] for form in joined if form[-1] in _FEMININE_ENDINGS]
+    return ended + [form[0] + form[1:].replace(_VAV, "") for form in ended if _VAV in form[1:]]
 
 
 def _stem(name: str) -> str:
@@ -101,8 +110,11 @@ def _stem(name: str) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def consonants(text: str) -> str:
-    """Its consonants, each once in a row ("Youssef" and "يوسف": s-f; "Muhammad" and "محمد": m-h-m-d)."""
-    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouyw]", "", _letters(text)))
+    """Its consonants, each once in a row and each sound one letter ("Youssef" and "يوسف": s-f; "Muhammad" and
+    "محمد": m-h-m-d; "Rachel" and "רחל": r-h-l)."""
+    pattern, sound = _ONE_SOUND
+    said = re.sub(pattern, lambda letters: sound[letters.group(0)], _letters(text))
+    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouyw]", "", said))
 
 
 @functools.lru_cache(maxsize=65536)
