@@ -32,6 +32,7 @@ def test_a_name_in_another_script_spells_the_latin_name(word, name):
     ("بدالها", "Abdullah"),  # "instead of it": Abdullah's consonants, but a name opening with a vowel opens with alef
     ("Виктория", "Viktor"),  # Viktoria is more than Viktor with an ending
     ("שיר", "Omer"), ("של", "Shira"),  # a song is not Omer; "of" (two letters) is no Shira
+    ("מתחילה", "Tel"),  # "starting": two letters (t, h) are not one sound (th)
 ])
 def test_a_word_in_another_script_spells_no_other_name(word, name):
     assert not spells(word, name)

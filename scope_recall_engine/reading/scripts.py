@@ -79,7 +79,7 @@ def _keys(word: str) -> list[str]:
     """What a name ``word`` may spell is found under: its consonants (an abjad's word, with "and" joined or not and
     its feminine ending or not), or each beginning of it as a stem."""
     if _ABJAD.search(word):
-        return [consonants(latin(form)) for form in _abjad_forms(word)]
+        return [_written(form) for form in _abjad_forms(word)]
     said = _letters(latin(word))
     return [said[:end] for end in range(STEM, len(said) + 1)]
 
@@ -89,7 +89,7 @@ def spells(word: str, name: str) -> bool:
     if _ABJAD.search(word):
         wanted, opens = consonants(name), name[:1].lower() in "aeiou"
         return len(wanted) >= CONSONANTS and any(
-            len(form) >= ABJAD_LETTERS and (form[0] in _VOWEL_OPENINGS) == opens and consonants(latin(form)) == wanted
+            len(form) >= ABJAD_LETTERS and (form[0] in _VOWEL_OPENINGS) == opens and _written(form) == wanted
             for form in _abjad_forms(word))
     stem, said = _stem(name), _letters(latin(word))
     return len(stem) >= STEM and said.startswith(stem) and len(said) - len(_letters(name)) <= ENDING
@@ -109,12 +109,26 @@ def _stem(name: str) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
-def consonants(text: str) -> str:
-    """Its consonants, each once in a row and each sound one letter ("Youssef" and "يوسف": s-f; "Muhammad" and
-    "محمد": m-h-m-d; "Rachel" and "רחל": r-h-l)."""
+def consonants(name: str) -> str:
+    """A Latin name's consonants, each sound one letter and each once in a row ("Youssef": s-f; "Muhammad": m-h-m-d;
+    "Rachel": r-h-l)."""
+    return _skeleton(_one_sound(_letters(name)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _written(form: str) -> str:
+    """An abjad's word's consonants as ``consonants`` reads a name's, its letters said one by one, so that two of
+    them are never read as one sound ("מתחילה", starting, is m-t-h-l, not Tel's t-l)."""
+    return _skeleton("".join(_one_sound(_letters(latin(letter))) for letter in form))
+
+
+def _one_sound(letters: str) -> str:
     pattern, sound = _ONE_SOUND
-    said = re.sub(pattern, lambda letters: sound[letters.group(0)], _letters(text))
-    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouyw]", "", said))
+    return re.sub(pattern, lambda found: sound[found.group(0)], letters)
+
+
+def _skeleton(letters: str) -> str:
+    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouyw]", "", letters))
 
 
 @functools.lru_cache(maxsize=65536)
