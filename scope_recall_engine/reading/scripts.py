@@ -40,9 +40,9 @@ _ABJAD = re.compile(r"[\u0590-\u05ff\u0600-\u06ff]")
 _ABJAD_PREFIXES = "وبلفك" "ולבמ"  # Arabic's "and", "with", "for", "so", "as"; Hebrew's "and", "to", "in", "from"
 _FEMININE_ENDINGS = "ةهה"  # a final ta marbuta or ha, which Latin spellings often leave out ("فاطمة": Fatima)
 _VAV = "ו"  # Hebrew's vav: "v" in "דוד" (David), "o" or "u" in "עומר" (Omer)
-_ONE_SOUND = ((r"sh|ch|kh|th|ph|ck|tz|ts|[cqkpbfv]", {"sh": "s", "ch": "h", "kh": "h", "th": "t", "ph": "f",
-                                                      "ck": "k", "tz": "z", "ts": "z", "c": "k", "q": "k",
-                                                      "k": "k", "p": "f", "b": "v", "f": "f", "v": "v"}))
+_ONE_SOUND = {"sh": "s", "ch": "h", "kh": "h", "th": "t", "ph": "f", "ck": "k", "tz": "z", "ts": "z", "c": "k",
+              "q": "k", "p": "f", "b": "v"}  # a sound written with two letters or either of two, as one letter
+_SOUNDS = re.compile("|".join(sorted(_ONE_SOUND, key=len, reverse=True)))
 _VOWEL_OPENINGS = "اأإآعءאע"  # the letters a name that opens with a vowel opens with ("Omar": عمر, "Ahmed": أحمد)
 _OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")  # a letter outside Latin's (Vietnamese's too)
 _WORD = re.compile(r"\w+")
@@ -123,8 +123,7 @@ def _written(form: str) -> str:
 
 
 def _one_sound(letters: str) -> str:
-    pattern, sound = _ONE_SOUND
-    return re.sub(pattern, lambda found: sound[found.group(0)], letters)
+    return _SOUNDS.sub(lambda found: _ONE_SOUND[found.group(0)], letters)
 
 
 def _skeleton(letters: str) -> str:
