@@ -886,6 +886,17 @@ def test_a_turkish_question_particle_ukrainian_and_clipped_portuguese_are_read()
     assert intent.looks_up(gloss(clipped, "pt")) and not intent.looks_up(clipped)
 
 
+def test_hebrew_and_greek_are_read_glossed():
+    """Hebrew "תזכיר לי מתי ..." asks to be reminded of something of the user's, "מה ההבדל בין ..." for a
+    difference the world tells; Greek "ποια είναι η πρωτεύουσα ..." asks for a capital. Unglossed, none is read."""
+    remind = "תזכיר לי מתי יום ההולדת של עומר"
+    assert intent.asks_about_user(gloss(remind, "he")) and not intent.asks_about_user(remind)
+    difference = "מה ההבדל בין smoke test ל-sanity test?"
+    assert intent.explains(gloss(difference, "he")) and not intent.explains(difference)
+    capital = "ποια είναι η πρωτεύουσα της Αυστραλίας;"
+    assert intent.explains(gloss(capital, "el")) and not intent.explains(capital)
+
+
 def test_french_qui_after_a_word_is_the_relative_that_and_asks_nothing():
     """"un passager qui m'a insultée, je suis crevée" vents: its "qui" follows a word, so it is "that", not "who";
     "qui a fait le musée des Confluences ?" still asks, and "je fais quoi là" asks what to do."""

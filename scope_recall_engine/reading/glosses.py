@@ -4,8 +4,8 @@ in English, so that the rules of what a message asks for read "mi hermano me pre
 "combien font 1 250 $ divisé par 8?" as the sum it is. The gloss is read by intent alone: words are searched and
 embedded as typed. A message's language comes from its letters (``written_in``: Arabic, whose dialects' words
 are seldom among its commonest) or else ``reference.spoken``; a language without a glossary here is read as typed
-(its English words still count). Hindi is glossed as chats write it, in Latin letters; Japanese,
-Chinese and Korean, written without spaces, only for a few words that say what a question asks ("なんで", "区别").
+(its English words still count). Hebrew and Greek are glossed in their scripts, Hindi as chats write it, in
+Latin letters; Japanese, Chinese and Korean, written without spaces, only for a few words that say what a question asks ("なんで", "区别").
 
 Each glossary maps a word or phrase, lower case and without accents, to the English that intent's rules know;
 a phrase wins over the words in it.
@@ -259,6 +259,33 @@ _ARABIC = {  # in its script, as Egypt, the Levant and the Gulf chat it; folded:
     "مرة تانية": "again", "مرة ثانية": "again", "كمان مرة": "again", "قلتلك": "I told you", "قلت لك": "I told you",
     "حكيتلك": "I told you", "حكيت لك": "I told you",
 }
+_HEBREW = {  # without vowel points; words standing alone (a joined "and", "the", "to" makes another word)
+    "אני": "I", "לי": "I", "שלי": "my", "אנחנו": "we", "שלנו": "our", "יש לי": "I have", "יש לנו": "we have",
+    "רוצה": "I want", "צריך": "I need", "צריכה": "I need", "שכחתי": "I forgot", "מתי": "when", "איפה": "where",
+    "לאן": "where", "מי": "who", "איזה": "which", "איזו": "which", "אילו": "which", "כמה": "how much", "איך": "how",
+    "מה": "what", "מה זה": "what is", "למה": "why", "מדוע": "why", "תמליץ": "recommend", "תמליצי": "recommend",
+    "המלצה": "recommend", "עצה": "advice", "טיפים": "tips", "רעיונות": "ideas", "רעיון": "idea", "תציע": "suggest",
+    "תציעי": "suggest", "כדאי לי": "should I", "כדאי": "should", "עזור לי": "help me", "תעזור לי": "help me",
+    "תעזרי לי": "help me", "תכתוב": "write", "תכתבי": "write", "תזכיר לי": "remind me", "תזכירי לי": "remind me",
+    "תסביר": "explain", "תסבירי": "explain", "תתרגם": "translate", "תתרגמי": "translate", "בדיחה": "joke",
+    "זה נכון": "is it true", "ההבדל בין": "the difference between", "עיר הבירה של": "capital of",
+    "איך אומרים": "how do you say", "חלקי": "divided by", "כפול": "times", "באופן כללי": "in general",
+    "שוב": "again", "מה עושים": "what should I do", "מה לעשות": "what should I do", "אמרתי לך": "I told you",
+    "סיפרתי לך": "I told you",
+}
+_GREEK = {  # folded: the tonos off ("πόση" as "ποση"); not "που", which says "that" as often as "where"
+    "εγω": "I", "μου": "my", "εμεις": "we", "μας": "our", "εχω": "I have", "εχουμε": "we have", "θελω": "I want",
+    "χρειαζομαι": "I need", "ξεχασα": "I forgot", "γιατι": "why", "ποτε": "when", "ποιος": "who", "ποια": "which",
+    "ποιο": "which", "ποσο": "how much", "ποση": "how much", "ποσα": "how many", "ποσες": "how many",
+    "ποσοι": "how many", "πως": "how", "τι": "what", "τι ειναι": "what is", "προτεινε": "suggest",
+    "προτεινε μου": "suggest", "συμβουλη": "advice", "συμβουλες": "tips", "ιδεες": "ideas", "ιδεα": "idea",
+    "πρεπει να": "should", "βοηθησε με": "help me", "βοηθα με": "help me", "γραψε": "write",
+    "γραψε μου": "write", "θυμισε μου": "remind me", "εξηγησε": "explain", "εξηγησε μου": "explain",
+    "μεταφρασε": "translate", "ανεκδοτο": "joke", "ειναι αληθεια": "is it true", "ισχυει": "is it true",
+    "η διαφορα": "the difference", "πρωτευουσα": "capital of", "πως λεμε": "how do you say", "δια": "divided by",
+    "επι": "times", "γενικα": "in general", "ξανα": "again", "τι να κανω": "what should I do",
+    "σου ειπα": "I told you",
+}
 _NORWEGIAN = {  # and Danish, written much alike; folded ("å" as "a"; "ø" and "æ" have no accent to lose). Not "i"
     # (in), "min" (my) or "mine": a message of mostly English words read as Norwegian ("should i", "20 min") keeps them
     "jeg": "I", "mitt": "my", "vi": "we", "vart": "our", "hva": "what",
@@ -305,7 +332,7 @@ _WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
               "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "uk": _UKRAINIAN, "vi": _VIETNAMESE, "nb": _NORWEGIAN,
-              "da": _NORWEGIAN, "sv": _SWEDISH, "ar": _ARABIC}
+              "da": _NORWEGIAN, "sv": _SWEDISH, "ar": _ARABIC, "he": _HEBREW, "el": _GREEK}
 _APART = re.compile(r"['\u2019\-]")  # "j'ai", "aide-moi": the parts are words of their own
 _RELATIVE = {"fr": re.compile(r"(?<=[^\W\d_]) qui\b", re.IGNORECASE)}  # "un passager qui m'a insultée": after a
 # word, "qui" is the relative "that", and asks nothing ("qui a fait ...?" opens a question)
