@@ -5,7 +5,8 @@ in English, so that the rules of what a message asks for read "mi hermano me pre
 embedded as typed. A message's language comes from its letters (``written_in``: Arabic, whose dialects' words
 are seldom among its commonest) or else ``reference.spoken``; a language without a glossary here is read as typed
 (its English words still count). Hebrew and Greek are glossed in their scripts, Hindi as chats write it, in
-Latin letters; Japanese, Chinese and Korean, written without spaces, only for a few words that say what a question asks ("なんで", "区别").
+Latin letters; Japanese, Chinese and Korean, written without spaces, only for a few words that say what a question
+asks ("なんで", "区别").
 
 Each glossary maps a word or phrase, lower case and without accents, to the English that intent's rules know;
 a phrase wins over the words in it.
