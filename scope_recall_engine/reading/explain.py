@@ -29,9 +29,9 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
         miss = "gated"
     else:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
-    kept = retrieval.recalled(found.candidates, *found.abstention)
-    packed = {hit.id for hit in retrieval.near_first([c.row for c in kept], found.candidates, found.looks_up)}
-    kept = {id(c) for c in kept}
+    admitted = retrieval.recalled(found.candidates, *found.abstention)
+    packed = {hit.id for hit in retrieval.near_first([c.row for c in admitted], found.candidates, found.looks_up)}
+    kept = {id(c) for c in admitted}
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
             "degraded": found.degraded, "lanes": found.lanes, "rests_on_user": found.rests_on_user,
             "asks_the_world": found.asks_the_world, "small_talk": found.small_talk, "language": found.language,

@@ -76,8 +76,8 @@ def in_latin(db, view: View, query: str, since: int = 0) -> str:
 
 
 def _keys(word: str) -> list[str]:
-    """What a name ``word`` may spell is found under: its consonants (an abjad's word, with "and" joined or not and
-    its feminine ending or not), or each beginning of it as a stem."""
+    """What a name ``word`` may spell is found under: the consonants of each of its forms (an abjad's word,
+    ``_abjad_forms``), or each beginning of it as a stem."""
     if _ABJAD.search(word):
         return [_written(form) for form in _abjad_forms(word)]
     said = _letters(latin(word))
