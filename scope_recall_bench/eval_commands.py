@@ -43,19 +43,31 @@ def negative_command(update, as_json):
 
 
 @click.command(name="personal")
-@click.argument("fixture", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("fixtures", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option("--held-out", is_flag=True, help="Every fixture held out from fitting the probes (the files a change "
+              "is judged on), with their total.")
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
+              help="Fixtures measured at a time, each in a process of its own.")
 @click.option("--drain", is_flag=True, help="Run index drain before the messages (for comparison).")
 @click.option("--misses", is_flag=True, help="List each message whose packet missed, and each unrelated leak.")
 @click.option("--embedding-model", help="llm embedding model id for the temporary store (default: the product's).")
 @click.option("--typos", is_flag=True, help="Give each message one typo (its longest word, middle letters swapped).")
 @json_option
-def personal_command(fixture, drain, misses, embedding_model, typos, as_json):
+def personal_command(fixtures, held_out, jobs, drain, misses, embedding_model, typos, as_json):
     """Recall in small personal stores (default: the packaged personal.json): hit@1, hit@3, all-wanted@3 per split
-    and kind, the unrelated-leak rate and cross-user hits, through the recall packet with abstention on."""
-    from scope_recall_bench.eval_personal import personal, table
+    and kind, the unrelated-leak rate and cross-user hits, through the recall packet with abstention on. Given
+    several fixtures (or --held-out), a line for each and their total."""
+    from scope_recall_bench.eval_personal import many, many_table, personal, table
+    from scope_recall_bench.fit_resting import HELD_OUT
 
-    report = personal(fixture, drain=drain, model=embedding_model, misses=misses, typos=typos)
-    emit(report, as_json, table(report))
+    paths = [*fixtures, *(str(FIXTURES / f"{name}.json") for name in HELD_OUT if held_out)]
+    options = {"drain": drain, "model": embedding_model, "misses": misses, "typos": typos}
+    if len(paths) > 1:
+        result = many(paths, jobs=jobs, **options)
+        emit(result, as_json, many_table(result))
+    else:
+        report = personal(paths[0] if paths else None, **options)
+        emit(report, as_json, table(report))
 
 
 @click.command(name="digest")

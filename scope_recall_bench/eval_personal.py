@@ -9,9 +9,12 @@ with no ``index drain`` first unless asked: read-your-writes is the product's jo
 
 from __future__ import annotations
 
+import functools
 import json
+import multiprocessing
 import re
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,9 +241,10 @@ def feedback_effect(db, stored: list[Stored], rows: list[dict]) -> dict:
 
 
 def personal(path: str | Path | None = None, *, drain: bool = False, model: str | None = None,
-             misses: bool = False, typos: bool = False) -> dict:
+             misses: bool = False, typos: bool = False, keep_rows: bool = False) -> dict:
     """Load the fixture into a fresh store and measure recall per split and kind, plus cross-user hits; with
-    ``typos``, each of the fixture's messages carries one (``with_typo``)."""
+    ``typos``, each of the fixture's messages carries one (``with_typo``); with ``keep_rows``, the report keeps every
+    message's row (``outcome``)."""
     personas = read_fixture(path)
     for message in (message for persona in personas for message in persona["messages"] if typos):
         message["text"] = with_typo(message["text"])
@@ -276,7 +280,27 @@ def personal(path: str | Path | None = None, *, drain: bool = False, model: str 
               "feedback": after_feedback}
     if misses:
         report["misses"] = [row for row in rows if row["leaked"] or (row["kind"] != "unrelated" and not row["hit@3"])]
+    if keep_rows:
+        report["rows"] = rows
     return report
+
+
+def many(paths: list[str | Path], *, jobs: int = 1, **options) -> dict:
+    """Several fixtures, each in a fresh store of its own (``jobs`` at a time, each in its own process), and their
+    total: every message of every file summarized together, as if one fixture held them all."""
+    measure = functools.partial(personal, **options, keep_rows=True)
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            reports = list(pool.map(measure, paths))
+    else:
+        reports = [measure(path) for path in paths]
+    rows = [row for report in reports for row in report.pop("rows")]
+    total = {"fixtures": len(reports), "messages": len(rows),
+             **{key: sum(report[key] for report in reports) for key in ("personas", "memories", "degraded")},
+             "overall": summarize(rows),
+             "cross_user": {key: sum(report["cross_user"][key] for report in reports)
+                            for key in ("probes", "hits", "control_hits")}}
+    return {"reports": reports, "total": total}
 
 
 def feedback_line(effect: dict) -> str:
@@ -289,12 +313,48 @@ def feedback_line(effect: dict) -> str:
             f"lifecycles changed: {effect['lifecycles_changed']}")
 
 
-def table(report: dict) -> str:
-    """The report as text: one line per split and kind, then leaks, cross-user hits and (if asked) the misses."""
+def _heading(report: dict) -> str:
     lanes = "index drained first" if report["drained"] else "no manual drain (read-your-writes)"
     typed = ", one typo in each message" if report["typos"] else ""
-    lines = [f"personal recall, abstention on, {lanes}{typed}, embedder {report['embedding_model']}: "
-             f"{report['personas']} personas, {report['memories']} memories, {report['messages']} messages",
+    return f"personal recall, abstention on, {lanes}{typed}, embedder {report['embedding_model']}"
+
+
+def _packets_line(summary: dict) -> str:
+    return "memories a packet shows, overall: " + ", ".join(
+        f"{kind} {summary[kind]['packed']:.2f} ({summary[kind]['precision']:.1f}% wanted)"
+        for kind in ("direct", "implied"))
+
+
+def _fixture_line(name: str, summary: dict, cross: dict) -> str:
+    every, direct, unrelated = summary["all"], summary["direct"], summary["unrelated"]
+    return (f"{name:<26} hit@3 {every['answered']:>5}/{every['messages']:<5} {every['hit@3']:>5.1f}%  "
+            f"hit@1 {every['hit@1']:>5.1f}%  direct {direct['answered']:>4}/{direct['messages']:<4}  "
+            f"unrelated recalling {unrelated['leaked']:>3}/{unrelated['messages']:<4} {unrelated['leak_rate']:>4.1f}%  "
+            f"cross-user {cross['hits']}")
+
+
+def _miss_lines(report: dict) -> list[str]:
+    return [f"MISS {row['id']} [{row['kind']}] {row['text']!r}: wanted {row['wanted'] or '-'}, "
+            f"got {row['got'] or '-'} ({row['miss_reason'] or 'packed'}), ranked {row['ranked'] or '-'}"
+            for row in report.get("misses", [])]
+
+
+def many_table(result: dict) -> str:
+    """Several fixtures as text: a line for each, their total, then (if asked) the misses."""
+    reports, total = result["reports"], result["total"]
+    lines = [f"{_heading(reports[0])}: {total['fixtures']} fixtures, {total['personas']} personas, "
+             f"{total['memories']} memories, {total['messages']} messages"]
+    lines += [_fixture_line(Path(report["fixture"]).name, report["overall"], report["cross_user"])
+              for report in reports]
+    lines += [_fixture_line("total", total["overall"], total["cross_user"]), _packets_line(total["overall"]),
+              f"vector lane unavailable (lexical only) on {total['degraded']} of {total['messages']} messages"]
+    return "\n".join(lines + [line for report in reports for line in _miss_lines(report)])
+
+
+def table(report: dict) -> str:
+    """The report as text: one line per split and kind, then leaks, cross-user hits and (if asked) the misses."""
+    lines = [f"{_heading(report)}: {report['personas']} personas, {report['memories']} memories, "
+             f"{report['messages']} messages",
              f"{'split':<8} {'kind':<8} {'n':>3} {'answered':>8} " + " ".join(f"{m:>13}" for m in WANTED_METRICS)]
     for split in ("overall", *SPLITS):
         for kind in ("all", "direct", "implied"):
@@ -304,9 +364,7 @@ def table(report: dict) -> str:
     leaks = ", ".join(f"{split} {report[split]['unrelated']['leaked']}/{report[split]['unrelated']['messages']} "
                       f"({report[split]['unrelated']['leak_rate']:.1f}%)" for split in ("overall", *SPLITS))
     cross, general = report["cross_user"], report["general_questions"]
-    packets = ", ".join(f"{kind} {report['overall'][kind]['packed']:.2f} ({report['overall'][kind]['precision']:.1f}% "
-                        "wanted)" for kind in ("direct", "implied"))
-    lines += [f"memories a packet shows, overall: {packets}",
+    lines += [_packets_line(report["overall"]),
               f"unrelated messages recalling something: {leaks}",
               f"cross-user hits: {cross['hits']} over {cross['probes']} probes "
               f"(control, both users' scopes visible: {cross['control_hits']})",
@@ -315,9 +373,7 @@ def table(report: dict) -> str:
                   f"({general[group]['leak_rate']:.1f}%)" for group in GENERAL_GROUPS),
               f"vector lane unavailable (lexical only) on {report['degraded']} of {report['messages']} messages",
               feedback_line(report["feedback"])]
-    for row in report.get("misses", []):
-        lines.append(f"MISS {row['id']} [{row['kind']}] {row['text']!r}: wanted {row['wanted'] or '-'}, "
-                     f"got {row['got'] or '-'} ({row['miss_reason'] or 'packed'}), ranked {row['ranked'] or '-'}")
+    lines += _miss_lines(report)
     for row in (row for group in GENERAL_GROUPS for row in general[group].get("found", [])):
         lines.append(f"GENERAL {row['persona']} {row['text']!r}: got {row['got']}")
     return "\n".join(lines)

@@ -204,3 +204,33 @@ def test_typos_give_each_message_one_and_the_report_says_so(tmp_path, monkeypatc
     assert report["typos"] and report["messages"] == 5
     assert {"theremin", "what shuold Pistachio eat?", "caiptal of Peru"} <= set(asked)
     assert "what should Pistachio eat?" not in asked and "capital of Peru" not in asked
+
+
+def test_several_fixtures_print_a_line_each_and_their_total(tmp_path):
+    """The total counts every message of every file, as one fixture holding them all would; measured in two
+    processes it is what one process measures."""
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    other = json.loads(json.dumps(TINY))
+    other["personas"] = other["personas"][:1]
+    paths = [_write(tmp_path / "a", TINY), _write(tmp_path / "b", other)]
+    one, two = (personal(path, drain=True, model=HASH_MODEL_ID) for path in paths)
+    serial = eval_personal.many(paths, drain=True, model=HASH_MODEL_ID)
+    total = serial["total"]
+    assert (total["fixtures"], total["personas"], total["messages"]) == (2, 3, 8)
+    for kind in ("all", "direct", "implied"):
+        assert total["overall"][kind]["answered"] == one["overall"][kind]["answered"] + \
+            two["overall"][kind]["answered"]
+    assert total["overall"]["unrelated"]["leaked"] == \
+        one["overall"]["unrelated"]["leaked"] + two["overall"]["unrelated"]["leaked"]
+    assert total["cross_user"]["probes"] == one["cross_user"]["probes"] + two["cross_user"]["probes"] == 5
+    assert total["cross_user"]["hits"] == 0 and total["cross_user"]["control_hits"] > 0
+    assert [r["overall"] for r in serial["reports"]] == [one["overall"], two["overall"]]
+    out = CliRunner().invoke(cli, ["eval", "personal", *paths, "--jobs", "2", "--drain", "--json",
+                                   "--embedding-model", HASH_MODEL_ID])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output.splitlines()[-1])["total"] == total
+    text = CliRunner().invoke(cli, ["eval", "personal", *paths, "--drain", "--embedding-model", HASH_MODEL_ID])
+    lines = text.output.splitlines()
+    assert "2 fixtures, 3 personas" in lines[0]
+    assert [line.split()[0] for line in lines[1:4]] == ["fixture.json", "fixture.json", "total"]
+    assert f"hit@3 {total['overall']['all']['answered']:>5}/5" in lines[3]
