@@ -1108,6 +1108,9 @@ def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_thei
     ("what do you think I should cook tonight?", False), ("when should I book Bryn's jabs?", False),
     ("who was the architect of the Sydney Opera House?", True), ("who's the author of Dune", True),
     ("who's the author of my book club's pick?", False),
+    ("tell me a joke about cats", True), ("got any welder jokes", True), ("give me a riddle", True),
+    ("any tips for getting school uniform on the cheap before august? prices are a joke", False),
+    ("the bus is late again, what a joke", False), ("my textbook's definition reads like a riddle", False),
 ])
 def test_a_question_the_world_answers_is_told_from_a_particular_of_the_users_life(message, world):
     assert intent.explains(message) is world

@@ -99,6 +99,9 @@ _ENTERTAINS = re.compile(  # a request to pass the time: nothing of the user's m
     r"\b(?:jokes?|riddles?|puns?|fun facts?|something (?:interesting|fun|random)"
     r"|(?:poem|limerick|haiku|sonnet|story|song|verse|rhyme|rap) (?:about|on(?: the theme of)?)"
     r" (?!(?:my|our|me|us|him|her|them)\b))\b", re.IGNORECASE)
+_SCORNS = re.compile(  # ... not a thing called one ("prices are a joke", "reads like a riddle", "what a joke")
+    r"\b(?:is|are|was|were|it'?s|that'?s|what|such|like|becoming|became) (?:an? )?"
+    r"(?:(?:total|complete|absolute|bit of a|bloody|sick|bad|cruel|running) )*(?:jokes?|riddles?)\b", re.IGNORECASE)
 _MONEY = (r"usd|eur|gbp|jpy|cad|aud|inr|idr|php|ngn|kes|zar|brl|mxn|dollars?|euros?|pounds?|yen|rupees?|rupiah"
           r"|pesos?|naira|shillings?|reais|rand|baht|dong|kronor|krona|kroner|zloty|lira|francs?|dirhams?|ringgit")
 _UNITS = (r"km|kms|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|cm|mm|inch(?:es)?|feet|foot|ft|yards?|kg|kgs|kilos?"
@@ -354,7 +357,8 @@ def _asked_of_anyone(message: str) -> bool:
     """A claim to check, a question about words, a joke or a sum: the world answers it, whoever asks and however
     they put it."""
     return (_sum(message) or any(pattern.search(message) for pattern in (_CLAIM, _WORDING))
-            or bool(_ENTERTAINS.search(message)) and not _WRITES.search(message))  # "a card, with a small joke"
+            or bool(_ENTERTAINS.search(_SCORNS.sub(" ", message))) and not _WRITES.search(message))  # "a card,
+    # with a small joke"
 
 
 def _sum(message: str) -> bool:
