@@ -1058,6 +1058,10 @@ def test_a_lookup_ranks_without_the_strong_link_that_a_request_gets(db, alice, m
     ("Pa asked if Parkinson's is hereditary. Is it?", True),
     ("my wife asked if we can afford a new car. can we?", False),
     ("My eldest has a birthday. Help me write a warm message, with a small joke about his hours.", False),
+    ("big wasp nest in the woolshed wall. how do I get rid of it", False),  # what happened, then "how do I"
+    ("how do I get rid of a wasp nest?", True),
+    ("homie's bachelor party in vegas next month, how do i survive that weekend lol", False),  # pointing at it
+    ("how do i stay sharp for a 1am deploy tonight", False), ("how do i cook chicken thighs", True),
 ])
 def test_a_question_about_the_world_on_a_users_topic_is_told_from_one_about_their_life(message, about_the_world):
     assert intent.about_the_world(message) is about_the_world
@@ -1266,10 +1270,10 @@ def test_a_number_asked_for_as_no_is_recalled_first(db, monkeypatch):
 
 
 def test_someone_named_in_a_list_after_a_relation_is_someone_of_the_users(db, monkeypatch):
-    """"their two boys, Owen (14) and Rhys (10)" names Rhys as one of Gareth's, so "Rhys's school trip has been moved
-    ... How do I best explain it to him tonight?" rests on him (explaining something to him is a talk to have, not
-    an explanation of the world) and recalls that change is hard for him; control: read without the list, Rhys is
-    no one of Gareth's and nothing is recalled."""
+    """"their two boys, Owen (14) and Rhys (10)" names Rhys as one of Gareth's, so "Rhys's school trip moved from
+    Tuesday to Thursday at short notice, how to explain it to him" rests on him (explaining something to him is a
+    talk to have, not an explanation of the world) and recalls that change is hard for him; control: read without
+    the list, Rhys is no one of Gareth's and nothing is recalled."""
     assert retrieval._kin_in("his wife Sian and their two boys, Owen (14) and Rhys (10).") >= {"Sian", "Owen", "Rhys"}
     assert {"Pistache", "Yerba"} <= retrieval._kin_in("their beagle, Pistache, and their tabby cat Yerba")  # a breed
     gareth = Identity(user="gareth", chat="c1")
@@ -1282,8 +1286,7 @@ def test_someone_named_in_a_list_after_a_relation_is_someone_of_the_users(db, mo
         "sian": "Sian works as a pharmacist in Headingley.", "mum": "Gareth's mum lives in Pontypridd.",
         "football": "Gareth supports Leeds United and has a season ticket."})
     view = View(gareth.accessible())
-    message = ("Rhys's school trip has been moved from Tuesday to Thursday at short notice. How do I best explain it "
-               "to him tonight?")
+    message = "Rhys's school trip moved from Tuesday to Thursday at short notice, how to explain it to him"
     assert ids["rhys"] in _ids(retrieval.search(db, view, message))[:3]
     monkeypatch.setattr(retrieval, "_KIN_LISTED", re.compile("(?!)"))
     monkeypatch.setattr(resting, "probability", lambda model_id, vector: None)  # the rules alone decide
