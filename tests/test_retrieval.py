@@ -2207,3 +2207,21 @@ def test_a_lookup_of_a_word_or_two_is_not_the_resting_probes_to_overrule(db, mon
     message = "how common is a peanut allergy in adults these days?"
     found = retrieval.search(db, view, message)
     assert found.asks_the_world and found.hits == []
+
+
+def test_how_long_do_i_is_the_probes_to_read_as_a_question_of_the_world_or_of_the_users(db, monkeypatch):
+    """"how long do I boil eggs for deviled eggs" measures how a thing is done, and recalls nothing of a user with
+    type 2 diabetes; "how much do i have saved for the house rn", put the same way, recalls her savings (control).
+    Read as a question about the user by its "do I" alone, as before, the eggs recalled her health."""
+    bea = Identity(user="bea", chat="c1")
+    ids = _fill(db, bea, {
+        "diabetes": "She has type 2 diabetes, takes metformin, and checks her blood sugar before Sunday service.",
+        "penicillin": "She is allergic to penicillin.", "choir": "Choir rehearsal is Thursdays 7-9pm.",
+        "house": "She has saved $18,400 toward a house deposit; the goal is $30,000.",
+        "sister": "Her sister Dolores lives in Tulsa."})
+    view = View(bea.accessible())
+    assert _ids(retrieval.search(db, view, "how much do i have saved for the house rn"))[:1] == [ids["house"]]
+    eggs = "how long do I boil eggs for deviled eggs"
+    assert retrieval.search(db, view, eggs).hits == []
+    monkeypatch.setattr(intent, "_HOW_LONG_DO_I", re.compile("(?!)"))
+    assert retrieval.search(db, view, eggs).hits != []

@@ -34,6 +34,9 @@ _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who i
     r"|\b(?:notice|announcement|letter|speech|invitation)\b.*\bwording\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
+_HOW_LONG_DO_I = re.compile(  # "how long do I boil eggs", "how much should i charge", "how much do i still owe": a
+    # measure of how a thing is done as often as one of the user's own, so the resting probe reads which
+    r"\bhow (?:long|much|many|often|far|soon) (?:do|should|can|must) (?:i|we)\b", re.IGNORECASE)
 _SITUATION = re.compile(  # "how do i handle it without a meltdown", "how do I break this": the user's own situation,
     # not how a thing is done; so is a "how do I" that follows what happened ("big wasp nest in the woolshed wall. how
     # do I get rid of it"), that points at it ("how do i survive that weekend") or asks for today ("how do i stay
@@ -259,7 +262,7 @@ def asks_about_user(message: str, *, again: bool = True) -> bool:
     dispatcher's name", "remind me when ...", "... i forgot"): a lookup in the user's own life, whatever its topic.
     ``again=False`` leaves out a bare "again", which as often says the day repeats itself ("raining again. shocker"),
     and a question the user forgot the answer to, which may be the world's ("when was it built? i forgot")."""
-    message = _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES))
+    message = _HOW_LONG_DO_I.sub("how to", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
     return bool(_ABOUT_USER.search(message) or again and (_AGAIN.search(message) or _FORGOT.search(message)
                                                              and asks_anything(message)))
 
