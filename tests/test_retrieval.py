@@ -2225,3 +2225,28 @@ def test_how_long_do_i_is_the_probes_to_read_as_a_question_of_the_world_or_of_th
     assert retrieval.search(db, view, eggs).hits == []
     monkeypatch.setattr(intent, "_HOW_LONG_DO_I", re.compile("(?!)"))
     assert retrieval.search(db, view, eggs).hits != []
+
+
+def test_a_question_passed_on_by_someone_of_the_users_is_the_probes_to_read(db, monkeypatch):
+    """"how do i get candle wax out of a carpet, megan had candles going in her room and knocked one over" names
+    Megan, one of Dai's, but asks nothing of her: the resting probe reads it as no one's, and nothing is recalled.
+    A question of hers, "megan's been off her food all week, what should I do?", recalls her (control); with
+    everyone of the user's named counted as asked after, as before, the wax recalled his family."""
+    dai = Identity(user="dai", chat="c1")
+    ids = _fill(db, dai, {
+        "wife": "He lives in a farmhouse outside Llangadog with his wife Siân, a district nurse.",
+        "exams": "His daughter Megan (16) is sitting her GCSEs this summer; her first exam is on 15 May.",
+        "osian": "His son Osian (14) plays for Llandeilo RFC under-15s; training is Tuesday and Thursday at 6 pm.",
+        "back": "He has a bulging disc at L4/L5; his physio told him not to lift more than about 15 kg on his own.",
+        "honey": "He sells honey at Llandeilo farmers' market on the first Saturday of the month.",
+        "steps": "Prefers short numbered steps he can follow in the shed or at the hives.",
+        "megan": "Megan has been vegetarian since last year.",
+        "hives": "He keeps 8 beehives: 5 at home and 3 at an out-apiary near Myddfai.",
+        "mam": "His mam Glenys, 78, lives on her own in Lampeter; he visits her every Sunday afternoon.",
+        "van": "He drives a 2012 Ford Transit Connect and is saving £5,000 towards a replacement."})
+    view = View(dai.accessible())
+    assert ids["megan"] in _ids(retrieval.search(db, view, "megan's been off her food all week, what should I do?"))[:3]
+    wax = "how do i get candle wax out of a carpet, megan had candles going in her room and knocked one over"
+    assert retrieval.search(db, view, wax).hits == []
+    monkeypatch.setattr(retrieval, "asked_after", lambda kin, query: True)
+    assert retrieval.search(db, view, wax).hits != []

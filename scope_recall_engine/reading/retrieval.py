@@ -454,6 +454,12 @@ def asked_of(kin: set[str], query: str) -> bool:
                for name in kin)
 
 
+def asked_after(kin: set[str], query: str) -> bool:
+    """Whether the query asks of someone of the user's (``asked_of``) or after something of theirs ("when is Ana's
+    recital?")."""
+    return asked_of(kin, query) or any(re.search(rf"\b{re.escape(name)}['’]s\b", query, re.IGNORECASE) for name in kin)
+
+
 def _kin_in(text: str) -> set[str]:
     """The names ``text`` gives someone of the user's (``_KIN``), each of a list after a relation too."""
     return ({match.group("own") or match.group("given") for match in _KIN.finditer(text)}
@@ -563,7 +569,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             # "long day man, 11 hours"
             or vents(asked) or thanks(asked))  # "ok venting over", "Isla screamed from 5 til 7 ... not asking
     # anything": said outright; "Cheers for the help earlier, that letter was spot on."
-    told = names or particular or asks_about_user(asked, again=False)  # asks after what the user told: the probe
+    passed_on = (of_theirs and not names and likely is not None and likely < RESTS_UNLIKELY
+                 and not asked_after(kin, query))  # "how many times have leeds won the league? riley asked n i havent
+    # got a clue": someone of theirs is named, but the question is not of them, and the probe reads it as no one's
+    told = names or particular and not passed_on or asks_about_user(asked, again=False)  # asks after what the user
+    # told: the probe
     # does not overrule it (a bare "again" is the probe's to read: "coffee machine at work died AGAIN. thats it"),
     # nor doubt it, nor a lookup of a word or two ("notebook", "peanut allergy"): it learnt from messages, not keywords
     probed = likely is not None and not (told or lookup)
