@@ -20,7 +20,7 @@ from scope_recall_engine import config as settings
 from scope_recall_engine.cli.options import emit, json_option
 from scope_recall_engine.companion import dense, probes, resting
 
-HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(143, 171))  # written at stops 51 to 56, first
+HELD_OUT = tuple(f"personal_unseen_{number}" for number in range(143, 173))  # written at stops 51 to 57, first
 # measured on arrival; every earlier batch is fitted on (123 to 142 from stop 53, 111 to 122 from 49, 56 to 110 from
 # 47, 51 to 55 from 38)
 
