@@ -2250,3 +2250,25 @@ def test_a_question_passed_on_by_someone_of_the_users_is_the_probes_to_read(db, 
     assert retrieval.search(db, view, wax).hits == []
     monkeypatch.setattr(retrieval, "asked_after", lambda kin, query: True)
     assert retrieval.search(db, view, wax).hits != []
+
+
+def test_a_measure_the_user_asks_is_held_to_the_chance_of_being_wanted(db, monkeypatch):
+    """"how long do i leave the silicone round the bath to dry before the kids can use the shower" looks a measure up
+    in the world as often as in the user's life: held to the chance of being wanted, it recalls nothing of Dai's;
+    "how much do i still owe on the van loan" recalls the loan (control). Exempt like any lookup that speaks of the
+    user, as before, the silicone recalled his family."""
+    dai = Identity(user="dai", chat="c1")
+    ids = _fill(db, dai, {
+        "wife": "He lives in a farmhouse outside Llangadog with his wife Siân, a district nurse.",
+        "kids": "His daughter Megan is 16 and his son Osian is 14.",
+        "sting": "Siân is allergic to bee stings and carries an EpiPen, so she keeps well away from the hives.",
+        "back": "He has a bulging disc at L4/L5; his physio told him not to lift more than about 15 kg on his own.",
+        "shift": "His caretaker shift starts at 6:30 am; he unlocks the school and checks the boilers.",
+        "loan": "He still owes £2,300 on the loan for his Ford Transit Connect.",
+        "mam": "His mam Glenys, 78, lives on her own in Lampeter; he visits her every Sunday afternoon."})
+    view = View(dai.accessible())
+    assert _ids(retrieval.search(db, view, "how much do i still owe on the van loan"))[:1] == [ids["loan"]]
+    silicone = "how long do i leave the silicone round the bath to dry before the kids can use the shower"
+    assert retrieval.search(db, view, silicone).hits == []
+    monkeypatch.setattr(retrieval, "measures", lambda message: False)
+    assert retrieval.search(db, view, silicone).hits != []

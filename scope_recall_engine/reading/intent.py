@@ -267,6 +267,12 @@ def asks_about_user(message: str, *, again: bool = True) -> bool:
                                                              and asks_anything(message)))
 
 
+def measures(message: str) -> bool:
+    """Whether the message asks how long, how much or how often the user does something ("how long do i leave the
+    honey to settle", "how much do i still owe"): a measure of how a thing is done as often as one of their own."""
+    return bool(_HOW_LONG_DO_I.search(message.translate(_APOSTROPHES)))
+
+
 def speaks_of_user(message: str) -> bool:
     """Whether the message speaks of the user (I, my, we, our) or asks what they told ("remind me ..."): a lookup
     that does neither ("what's the IRS standard mileage rate for 2024?") looks something up in the world."""

@@ -31,6 +31,7 @@ from scope_recall_engine.reading.intent import (
     frame_words,
     general,
     looks_up,
+    measures,
     owned_words,
     speaks_of_user,
     thanks,
@@ -593,11 +594,12 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     doubted = rests and probed and likely < RESTS_DOUBTED
-    if rests and probed and not (stated and speaks_of_user(asked)):  # a lookup of what the user told ("what was
-        # Jógvan's surname again?", "whats the name of that chiro i go to in red deer") is found by its words and
-        # meaning (the bearing probe learnt the needs of requests); one that says nothing of the user looks something
-        # up in the world ("what time does it get dark in dublin in december?"), and only a memory it likely wants
-        # helps (WANTED_FLOOR)
+    if rests and probed and not (stated and speaks_of_user(asked) and not measures(asked)):
+        # a lookup of what the user told ("what was Jógvan's surname again?", "whats the name of that chiro i go to in
+        # red deer") is found by its words and meaning (the bearing probe learnt the needs of requests); one that
+        # says nothing of the user looks something up in the world ("what time does it get dark in dublin in
+        # december?"), and so may a measure ("how long do i leave the silicone to dry"): only a memory it likely
+        # wants helps (WANTED_FLOOR)
         for candidate in ranked:
             candidate.wanted = wanted(likely, candidate.bearing)
     makes = asks_to_make(asked)
