@@ -2209,6 +2209,27 @@ def test_a_lookup_of_a_word_or_two_is_not_the_resting_probes_to_overrule(db, mon
     assert found.asks_the_world and found.hits == []
 
 
+DAI = {  # a beekeeper and school caretaker, with his family
+    "wife": "He lives in a farmhouse outside Llangadog with his wife Siân, a district nurse.",
+    "exams": "His daughter Megan (16) is sitting her GCSEs this summer; her first exam is on 15 May.",
+    "osian": "His son Osian (14) plays for Llandeilo RFC under-15s; training is Tuesday and Thursday at 6 pm.",
+    "back": "He has a bulging disc at L4/L5; his physio told him not to lift more than about 15 kg on his own.",
+    "honey": "He sells honey at Llandeilo farmers' market on the first Saturday of the month.",
+    "steps": "Prefers short numbered steps he can follow in the shed or at the hives.",
+    "megan": "Megan has been vegetarian since last year.",
+    "sting": "Siân is allergic to bee stings and carries an EpiPen, so she keeps well away from the hives.",
+    "hives": "He keeps 8 beehives: 5 at home and 3 at an out-apiary near Myddfai.",
+    "mam": "His mam Glenys, 78, lives on her own in Lampeter; he visits her every Sunday afternoon.",
+    "loan": "He still owes £2,300 on the loan for his Ford Transit Connect."}
+
+
+def _recalls_only_before(monkeypatch, db, view, message, owner, name, before):
+    """The message recalls nothing now, and something with ``owner.name`` as it was (``before``): the rule matters."""
+    assert retrieval.search(db, view, message).hits == []
+    monkeypatch.setattr(owner, name, before)
+    assert retrieval.search(db, view, message).hits != []
+
+
 def test_how_long_do_i_is_the_probes_to_read_as_a_question_of_the_world_or_of_the_users(db, monkeypatch):
     """"how long do I boil eggs for deviled eggs" measures how a thing is done, and recalls nothing of a user with
     type 2 diabetes; "how much do i have saved for the house rn", put the same way, recalls her savings (control).
@@ -2221,10 +2242,8 @@ def test_how_long_do_i_is_the_probes_to_read_as_a_question_of_the_world_or_of_th
         "sister": "Her sister Dolores lives in Tulsa."})
     view = View(bea.accessible())
     assert _ids(retrieval.search(db, view, "how much do i have saved for the house rn"))[:1] == [ids["house"]]
-    eggs = "how long do I boil eggs for deviled eggs"
-    assert retrieval.search(db, view, eggs).hits == []
-    monkeypatch.setattr(intent, "_HOW_LONG_DO_I", re.compile("(?!)"))
-    assert retrieval.search(db, view, eggs).hits != []
+    _recalls_only_before(monkeypatch, db, view, "how long do I boil eggs for deviled eggs", intent, "_HOW_LONG_DO_I",
+                         re.compile("(?!)"))
 
 
 def test_a_question_passed_on_by_someone_of_the_users_is_the_probes_to_read(db, monkeypatch):
@@ -2233,23 +2252,11 @@ def test_a_question_passed_on_by_someone_of_the_users_is_the_probes_to_read(db, 
     A question of hers, "megan's been off her food all week, what should I do?", recalls her (control); with
     everyone of the user's named counted as asked after, as before, the wax recalled his family."""
     dai = Identity(user="dai", chat="c1")
-    ids = _fill(db, dai, {
-        "wife": "He lives in a farmhouse outside Llangadog with his wife Siân, a district nurse.",
-        "exams": "His daughter Megan (16) is sitting her GCSEs this summer; her first exam is on 15 May.",
-        "osian": "His son Osian (14) plays for Llandeilo RFC under-15s; training is Tuesday and Thursday at 6 pm.",
-        "back": "He has a bulging disc at L4/L5; his physio told him not to lift more than about 15 kg on his own.",
-        "honey": "He sells honey at Llandeilo farmers' market on the first Saturday of the month.",
-        "steps": "Prefers short numbered steps he can follow in the shed or at the hives.",
-        "megan": "Megan has been vegetarian since last year.",
-        "hives": "He keeps 8 beehives: 5 at home and 3 at an out-apiary near Myddfai.",
-        "mam": "His mam Glenys, 78, lives on her own in Lampeter; he visits her every Sunday afternoon.",
-        "van": "He drives a 2012 Ford Transit Connect and is saving £5,000 towards a replacement."})
+    ids = _fill(db, dai, DAI)
     view = View(dai.accessible())
     assert ids["megan"] in _ids(retrieval.search(db, view, "megan's been off her food all week, what should I do?"))[:3]
     wax = "how do i get candle wax out of a carpet, megan had candles going in her room and knocked one over"
-    assert retrieval.search(db, view, wax).hits == []
-    monkeypatch.setattr(retrieval, "asked_after", lambda kin, query: True)
-    assert retrieval.search(db, view, wax).hits != []
+    _recalls_only_before(monkeypatch, db, view, wax, retrieval, "asked_after", lambda kin, query: True)
 
 
 def test_a_measure_the_user_asks_is_held_to_the_chance_of_being_wanted(db, monkeypatch):
@@ -2258,17 +2265,8 @@ def test_a_measure_the_user_asks_is_held_to_the_chance_of_being_wanted(db, monke
     "how much do i still owe on the van loan" recalls the loan (control). Exempt like any lookup that speaks of the
     user, as before, the silicone recalled his family."""
     dai = Identity(user="dai", chat="c1")
-    ids = _fill(db, dai, {
-        "wife": "He lives in a farmhouse outside Llangadog with his wife Siân, a district nurse.",
-        "kids": "His daughter Megan is 16 and his son Osian is 14.",
-        "sting": "Siân is allergic to bee stings and carries an EpiPen, so she keeps well away from the hives.",
-        "back": "He has a bulging disc at L4/L5; his physio told him not to lift more than about 15 kg on his own.",
-        "shift": "His caretaker shift starts at 6:30 am; he unlocks the school and checks the boilers.",
-        "loan": "He still owes £2,300 on the loan for his Ford Transit Connect.",
-        "mam": "His mam Glenys, 78, lives on her own in Lampeter; he visits her every Sunday afternoon."})
+    ids = _fill(db, dai, DAI)
     view = View(dai.accessible())
     assert _ids(retrieval.search(db, view, "how much do i still owe on the van loan"))[:1] == [ids["loan"]]
     silicone = "how long do i leave the silicone round the bath to dry before the kids can use the shower"
-    assert retrieval.search(db, view, silicone).hits == []
-    monkeypatch.setattr(retrieval, "measures", lambda message: False)
-    assert retrieval.search(db, view, silicone).hits != []
+    _recalls_only_before(monkeypatch, db, view, silicone, retrieval, "measures", lambda message: False)
