@@ -2270,3 +2270,17 @@ def test_a_measure_the_user_asks_is_held_to_the_chance_of_being_wanted(db, monke
     assert _ids(retrieval.search(db, view, "how much do i still owe on the van loan"))[:1] == [ids["loan"]]
     silicone = "how long do i leave the silicone round the bath to dry before the kids can use the shower"
     _recalls_only_before(monkeypatch, db, view, silicone, retrieval, "measures", lambda message: False)
+
+
+def test_someone_of_the_users_named_in_many_of_few_memories_is_not_the_user(db, monkeypatch):
+    """In eight memories, two name "My daughter Megan": a quarter of the store, yet she is someone of Dai's, not
+    whom the memories are about, so "megan knocked a candle over" names no one of his to look up, and the wax
+    recalls nothing, while "when does megan start sixth form?" finds her (control). Taken for the user's own name,
+    as before, the wax recalled his memories."""
+    dai = Identity(user="dai", chat="c1")
+    ids = _fill(db, dai, {key: DAI[key] for key in ("wife", "osian", "back", "honey", "sting", "hives")} | {
+        "sixth": "My daughter Megan is 16 and starts sixth form in September.", "megan": DAI["megan"]})
+    view = View(dai.accessible())
+    assert _ids(retrieval.search(db, view, "when does megan start sixth form?"))[:1] == [ids["sixth"]]
+    wax = "how do i get candle wax out of a carpet, megan knocked a candle over in her room"
+    _recalls_only_before(monkeypatch, db, view, wax, retrieval, "_is_kin", lambda db, view, term: False)

@@ -409,8 +409,16 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int,
     known = self_names(db, view)
     spoken = [word.casefold() for word in _WORD.findall(query)]
     split = {part for pair in zip(spoken, spoken[1:]) if "".join(pair) in known for part in pair}  # "Ji-woo"
-    names = {t for t in counts if t in known or t in split or (t in common and _is_name(db, view, t, language))}
+    names = {t for t in counts if t in known or t in split
+             or (t in common and _is_name(db, view, t, language) and not _is_kin(db, view, t))}
     return names, bool(names & common)
+
+
+def _is_kin(db, view: View, term: str) -> bool:
+    """Whether the view's memories give ``term`` as the name of someone of the user's ("My daughter Megan is 16"): in
+    a small store a child named in a quarter of the memories is still not whom they are about."""
+    return any(term in {name.casefold() for name in _kin_in(hit.content)}
+               for hit in matching(db, view, [term], limit=5))
 
 
 def _is_name(db, view: View, term: str, language: str | None = None) -> bool:
