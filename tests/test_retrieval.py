@@ -2277,6 +2277,7 @@ def test_someone_of_the_users_named_in_many_of_few_memories_is_not_the_user(db, 
     whom the memories are about, so "megan knocked a candle over" names no one of his to look up, and the wax
     recalls nothing, while "when does megan start sixth form?" finds her (control). Taken for the user's own name,
     as before, the wax recalled his memories."""
+    assert retrieval._kin_in("Alice's car is a red Volvo.", possessives=False) == set()  # the user's own, as often
     dai = Identity(user="dai", chat="c1")
     ids = _fill(db, dai, {key: DAI[key] for key in ("wife", "osian", "back", "honey", "sting", "hives")} | {
         "sixth": "My daughter Megan is 16 and starts sixth form in September.", "megan": DAI["megan"]})

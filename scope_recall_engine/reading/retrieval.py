@@ -415,9 +415,10 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int,
 
 
 def _is_kin(db, view: View, term: str) -> bool:
-    """Whether the view's memories give ``term`` as the name of someone of the user's ("My daughter Megan is 16"): in
-    a small store a child named in a quarter of the memories is still not whom they are about."""
-    return any(term in {name.casefold() for name in _kin_in(hit.content)}
+    """Whether the view's memories give ``term`` as the name of someone of the user's, after a relation ("My daughter
+    Megan is 16"; a possessive, "Alice's car", names the user as often): in a small store a child named in a quarter
+    of the memories is still not whom they are about."""
+    return any(term in {name.casefold() for name in _kin_in(hit.content, possessives=False)}
                for hit in matching(db, view, [term], limit=5))
 
 
@@ -469,9 +470,11 @@ def asked_after(kin: set[str], query: str) -> bool:
     return asked_of(kin, query) or any(re.search(rf"\b{re.escape(name)}['’]s\b", query, re.IGNORECASE) for name in kin)
 
 
-def _kin_in(text: str) -> set[str]:
-    """The names ``text`` gives someone of the user's (``_KIN``), each of a list after a relation too."""
-    return ({match.group("own") or match.group("given") for match in _KIN.finditer(text)}
+def _kin_in(text: str, possessives: bool = True) -> set[str]:
+    """The names ``text`` gives someone of the user's (``_KIN``), each of a list after a relation too; without
+    ``possessives``, only those named after a relation or as called."""
+    return ({(match.group("own") if possessives else None) or match.group("given") for match in _KIN.finditer(text)}
+            - {None}
             | {name for match in _KIN_LISTED.finditer(text) for name in _WORD.findall(match.group("names"))
                if len(name) > 1 and not name.isdigit() and name.casefold() != "and"})
 
