@@ -370,9 +370,9 @@ def world_answers(message: str) -> bool:
 def _asked_of_anyone(message: str) -> bool:
     """A claim to check, a question about words, a joke or a sum: the world answers it, whoever asks and however
     they put it."""
-    return (_sum(message) or any(pattern.search(message) for pattern in (_CLAIM, _WORDING))
-            or bool(_ENTERTAINS.search(_SCORNS.sub(" ", message))) and not _WRITES.search(message))  # "a card,
-    # with a small joke"
+    entertains = _ENTERTAINS.search(_SCORNS.sub(" ", message)) and not _WRITES.search(message)  # not "a card, with a
+    # small joke"
+    return _sum(message) or any(pattern.search(message) for pattern in (_CLAIM, _WORDING)) or bool(entertains)
 
 
 def _sum(message: str) -> bool:
