@@ -2284,4 +2284,4 @@ def test_someone_of_the_users_named_in_many_of_few_memories_is_not_the_user(db, 
     view = View(dai.accessible())
     assert _ids(retrieval.search(db, view, "when does megan start sixth form?"))[:1] == [ids["sixth"]]
     wax = "how do i get candle wax out of a carpet, megan knocked a candle over in her room"
-    _recalls_only_before(monkeypatch, db, view, wax, retrieval, "_is_kin", lambda db, view, term: False)
+    _recalls_only_before(monkeypatch, db, view, wax, retrieval, "_is_kin", lambda term, texts: False)

@@ -37,14 +37,14 @@ _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNOREC
 _HOW_LONG_DO_I = re.compile(  # "how long do I boil eggs", "how much should i charge", "how much do i still owe": a
     # measure of how a thing is done as often as one of the user's own, so the resting probe reads which
     r"\bhow (?:long|much|many|often|far|soon) (?:do|should|can|must) (?:i|we)\b", re.IGNORECASE)
+_HOW_I = r"how (?:do|should|can|could|would) (?:i|we)"
 _SITUATION = re.compile(  # "how do i handle it without a meltdown", "how do I break this": the user's own situation,
     # not how a thing is done; so is a "how do I" that follows what happened ("big wasp nest in the woolshed wall. how
     # do I get rid of it"), that points at it ("how do i survive that weekend") or asks for today ("how do i stay
     # sharp for a 1am deploy tonight"): over every personal fixture, 23 such messages wanted a memory and 2 none
-    r"\bhow (?:do|should|can|could|would) (?:i|we) (?:best )?(?:handle|deal with|cope|manage|help|approach|break)\b"
-    r"|[.!?]\s+how (?:do|should|can|could|would) (?:i|we)\b"
-    r"|\bhow (?:do|should|can|could|would) (?:i|we) (?:\w+ ){1,3}?(?:this|that|it|these|those|him|her|them)\b"
-    r"|\bhow (?:do|should|can|could|would) (?:i|we)\b.*\b(?:tonight|today|tomorrow)\b",
+    rf"\b{_HOW_I} (?:best )?(?:handle|deal with|cope|manage|help|approach|break)\b|[.!?]\s+{_HOW_I}\b"
+    rf"|\b{_HOW_I} (?:\w+ ){{1,3}}?(?:this|that|it|these|those|him|her|them)\b"
+    rf"|\b{_HOW_I}\b.*\b(?:tonight|today|tomorrow)\b",
     re.IGNORECASE)
 _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", "did Erik and I"), "what's my ...",
     # "how old is my ...", "the figure I gave you", "remind me", or asked bare: "my shoe size?"

@@ -409,25 +409,25 @@ def user_names_in(db, view: View, query: str, counts: dict[str, int], size: int,
     known = self_names(db, view)
     spoken = [word.casefold() for word in _WORD.findall(query)]
     split = {part for pair in zip(spoken, spoken[1:]) if "".join(pair) in known for part in pair}  # "Ji-woo"
-    names = {t for t in counts if t in known or t in split
-             or (t in common and _is_name(db, view, t, language) and not _is_kin(db, view, t))}
+    names = {t for t in counts if t in known or t in split or (t in common and _names_the_user(db, view, t, language))}
     return names, bool(names & common)
 
 
-def _is_kin(db, view: View, term: str) -> bool:
-    """Whether the view's memories give ``term`` as the name of someone of the user's, after a relation ("My daughter
-    Megan is 16"; a possessive, "Alice's car", names the user as often): in a small store a child named in a quarter
-    of the memories is still not whom they are about."""
-    return any(term in {name.casefold() for name in _kin_in(hit.content, possessives=False)}
-               for hit in matching(db, view, [term], limit=5))
-
-
-def _is_name(db, view: View, term: str, language: str | None = None) -> bool:
-    """Whether the view's memories write ``term`` capitalised, as a name: anywhere for a rare word ("Kenji is 68"),
-    inside a sentence for one of the language's commonest ("One can of beer on Saturdays" names no one)."""
+def _names_the_user(db, view: View, term: str, language: str | None = None) -> bool:
+    """Whether the view's memories write ``term`` capitalised, as a name (anywhere for a rare word, "Kenji is 68";
+    inside a sentence for one of the language's commonest: "One can of beer on Saturdays" names no one), and never
+    as someone of the user's (``_is_kin``)."""
     inside = "" if reference.uncommon([term], language) else r"(?<=[\w,;:] )"
     pattern = re.compile(rf"{inside}\b{re.escape(term.capitalize())}\b")
-    return any(pattern.search(hit.content) for hit in matching(db, view, [term], limit=5))
+    texts = [hit.content for hit in matching(db, view, [term], limit=5)]
+    return any(pattern.search(text) for text in texts) and not _is_kin(term, texts)
+
+
+def _is_kin(term: str, texts: list[str]) -> bool:
+    """Whether ``texts`` give ``term`` as the name of someone of the user's, after a relation ("My daughter Megan is
+    16"; a possessive, "Alice's car", names the user as often): in a small store a child named in a quarter of the
+    memories is still not whom they are about."""
+    return any(term in {name.casefold() for name in _kin_in(text, possessives=False)} for text in texts)
 
 
 def kin_named(db, view: View, query: str, counts: dict[str, int]) -> set[str]:
