@@ -9,7 +9,7 @@ from scope_recall_engine import config
 from scope_recall_engine.cli.main import cli
 from scope_recall_engine.companion import dense, embedders, reference, resting, vectors
 from scope_recall_engine.reading import intent, retrieval
-from scope_recall_engine.reading.glosses import gloss, question_languages, written_in
+from scope_recall_engine.reading.glosses import gloss, in_arabizi, question_languages, written_in
 from scope_recall_engine.truth import vocabulary
 from scope_recall_engine.truth.principals import agent, human
 from scope_recall_engine.truth.scope import Identity
@@ -1388,6 +1388,51 @@ def test_a_quoted_word_or_persian_names_no_arabic(message):
     word asked about in Arabic names Arabic (control)."""
     assert written_in(message) is None
     assert written_in("حبيبي يعني ايه؟") == "ar"
+
+
+HODA = {"job": "Hoda is a pharmacist at a pharmacy in Nasr City, Cairo.",
+        "circle": "Her turn to collect from the gam3eya (savings circle) with her colleagues comes in March.",
+        "son": "Her son Omar is 7 and plays football at the club on Fridays.",
+        "mother": "Her mother has high blood pressure and takes Concor.",
+        "car": "She drives a 2018 Hyundai Elantra; its licence must be renewed in May.",
+        "rent": "Her rent is 6,000 EGP, due on the 1st of each month.",
+        "sister": "Her sister Nour lives in Kuwait.", "salary": "She earns about 9,000 EGP a month.",
+        "anniversary": "Her wedding anniversary with Karim is on 12 June.",
+        "coffee": "She drinks a latte every morning before her shift.",
+        "gym": "She goes to a women's gym in Heliopolis three times a week.",
+        "food": "Her favourite food is koshari from Abou Tarek."}
+
+
+@pytest.mark.parametrize(("message", "arabizi"), [
+    ("howa dor el gam3eya bta3i emta? nasya 5ales", True), ("ch7al kankhelles 3la l kera dyali? nsit", True),
+    ("chou el far2 bayn el latte w el cappuccino? el barista 3am yes2alne", True),
+    ("woke up at 3am for the 2nd time, 5kg down", False), ("kira2 jam berapa ya, apa2 aja boleh", False),
+    ("CO2 and SGLT2 inhibitors", False), ("3bd/2ba ranch with a pool", False)])
+def test_arabic_in_latin_letters_is_told_by_its_digits(message, arabizi):
+    """Arabizi writes the letters Latin lacks as digits inside its words: two such words (or its glossary's, "far2
+    bayn") tell it. A time, an ordinal, a measure, an acronym or Indonesian's doubled word ("kira2") does not."""
+    assert in_arabizi(message) is arabizi
+
+
+def test_arabic_in_latin_letters_is_read_for_what_it_asks(db, monkeypatch):
+    """Hoda writes Egyptian and Levantine Arabic in Latin letters. "howa dor el gam3eya bta3i emta? nasya 5ales"
+    (when is my turn in the savings circle? I totally forgot) and "2addesh el rent taba3i? nseet" (how much is my
+    rent? I forgot) look up what she told; "chou el far2 bayn el latte w el cappuccino? el barista 3am yes2alne"
+    (what's the difference between a latte and a cappuccino? the barista keeps asking me) is asked of the world,
+    though she drinks a latte every morning. Unglossed, the lookups recall nothing and the world's question recalls
+    her latte."""
+    from scope_recall_engine.reading import glosses
+
+    hoda = Identity(user="hoda", chat="c1")
+    ids, view = _fill(db, hoda, HODA), View(hoda.accessible())
+    lookups = {"howa dor el gam3eya bta3i emta? nasya 5ales": "circle", "2addesh el rent taba3i? nseet": "rent"}
+    world = "chou el far2 bayn el latte w el cappuccino? el barista 3am yes2alne"
+    for lookup, wanted in lookups.items():
+        assert _ids(retrieval.search(db, view, lookup))[:1] == [ids[wanted]]
+    assert retrieval.search(db, view, world).hits == []
+    monkeypatch.setattr(glosses, "in_arabizi", lambda message: False)
+    assert all(retrieval.search(db, view, lookup).hits == [] for lookup in lookups)
+    assert _ids(retrieval.search(db, view, world)) == [ids["coffee"]]
 
 
 @pytest.mark.parametrize(("user", "language", "facts", "lookup", "wanted", "world"), [

@@ -314,6 +314,71 @@ _SWEDISH = {  # folded ("å" as "a", "ä" as "a", "ö" as "o"); not "i" and "min
 }
 
 
+_ARABIZI = {  # Arabic as chats write it in Latin letters, digits for the letters Latin lacks ("3" for ع, "7" for ح,
+    # "2" for the hamza, "5" for خ, "9" for ص or ق), as Egypt, the Levant, the Gulf and the Maghreb write it; not
+    # words English or a name spells alike ("min" is "who" and "from", "fine" is "where", "ben" a name)
+    "ana": "I", "ani": "I", "e7na": "we", "i7na": "we", "ehna": "we", "7na": "we", "ne7na": "we",
+    "bta3i": "my", "bta3y": "my", "bta3ti": "my", "bta3ty": "my", "beta3i": "my", "beta3y": "my", "ta3i": "my",
+    "ta3y": "my", "taba3i": "my", "taba3y": "my", "tab3i": "my", "tab3y": "my", "dyali": "my", "diali": "my",
+    "dyawli": "my", "7a2i": "my", "7agi": "my", "7aqi": "my", "bta3na": "our", "ta3na": "our", "taba3na": "our",
+    "dyalna": "our", "3andi": "I have", "3andy": "I have", "3ndi": "I have", "3ndy": "I have", "3idi": "I have",
+    "3anna": "we have", "3andna": "we have", "3ndna": "we have", "bdi": "I want", "baddi": "I want",
+    "biddi": "I want", "badi": "I want", "bade": "I want", "badna": "we want", "bidna": "we want",
+    "3ayez": "I want", "3ayz": "I want", "3ayza": "I want", "3awez": "I want", "3awza": "I want",
+    "3ayzin": "we want", "abgha": "I want", "abghi": "I want", "ab8a": "I want", "bghit": "I want",
+    "bghyt": "I want", "m7taj": "I need", "me7taj": "I need", "mi7taj": "I need", "m7taja": "I need",
+    "me7taga": "I need", "me7tag": "I need", "mehtag": "I need", "a7taj": "I need", "nseet": "I forgot",
+    "nsit": "I forgot", "nesit": "I forgot", "naseet": "I forgot", "nasit": "I forgot", "nasi": "I forgot",
+    "nasya": "I forgot", "nasyah": "I forgot", "nsito": "I forgot", "ma bafakker": "I do not remember",
+    "msh fakra": "I do not remember", "msh faker": "I do not remember", "mosh fakra": "I do not remember",
+    "mosh faker": "I do not remember", "emta": "when", "imta": "when", "emte": "when", "imte": "when",
+    "amta": "when", "eimta": "when", "emtah": "when", "wa9tach": "when", "wa9tash": "when", "waqtash": "when",
+    "fein": "where", "fen": "where", "wein": "where", "wain": "where", "fayn": "where", "feen": "where",
+    "meen": "who", "mien": "who", "shkoun": "who", "chkoun": "who", "chkon": "who", "shkon": "who",
+    "kam": "how much", "bkam": "how much", "b kam": "how much", "2addesh": "how much", "addesh": "how much",
+    "2adesh": "how much", "adesh": "how much", "2ad eh": "how much", "ad eh": "how much", "2adeh": "how much",
+    "kaddesh": "how much", "gaddesh": "how much", "ch7al": "how much", "sh7al": "how much", "chhal": "how much",
+    "cham": "how many", "kam wa7ed": "how many", "ezay": "how", "ezzay": "how", "ezai": "how", "izay": "how",
+    "keef": "how", "kif": "how", "kayf": "how", "kifash": "how", "kifach": "how", "kifech": "how", "shloon": "how",
+    "shlon": "how", "chloun": "how", "eh": "what", "eih": "what", "eeh": "what", "shu": "what", "shou": "what",
+    "sho": "what", "chou": "what", "chu": "what", "esh": "what", "eish": "what", "aish": "what", "wesh": "what",
+    "shnu": "what", "shno": "what", "chnou": "what", "chno": "what", "achno": "what",
+    "wach": "is", "leh": "why", "leih": "why", "lesh": "why", "leesh": "why", "lish": "why", "3lash": "why",
+    "3lach": "why", "3alash": "why", "anhy": "which", "anhi": "which", "anhu": "which", "anho": "which",
+    "a3mel eh": "what should I do", "a3mel eih": "what should I do", "a3ml eh": "what should I do",
+    "a3mel ih": "what should I do", "ne3mel eh": "what should we do", "shu a3mel": "what should I do",
+    "sho a3mel": "what should I do", "shou a3mel": "what should I do", "chou a3mel": "what should I do",
+    "shu ba3mel": "what should I do", "esh asawi": "what should I do", "eish asawi": "what should I do",
+    "wesh asawi": "what should I do", "wish asawi": "what should I do", "shno ndir": "what should I do",
+    "chno ndir": "what should I do", "ach ndir": "what should I do", "wesh ndir": "what should I do",
+    "lazem": "should", "lazim": "should", "laazem": "should", "sa3edni": "help me", "sa3idni": "help me",
+    "sa3dni": "help me", "sa3deni": "help me", "sa3dini": "help me", "sa3edny": "help me", "sa3deeni": "help me",
+    "3tini": "give me", "a3tini": "give me", "a3tine": "give me", "e3tini": "give me", "3teeni": "give me",
+    "edini": "give me", "iddini": "give me", "eddini": "give me", "idini": "give me", "ekteb": "write",
+    "ekteb li": "write", "ektebli": "write", "ekteble": "write", "ektebly": "write", "iktebli": "write",
+    "ktebli": "write", "kteb": "write", "e3mely": "make me", "e3melli": "make me", "e3mlli": "make me",
+    "a3milli": "make me", "e2tera7": "suggest", "e2tere7": "suggest", "i2tere7": "suggest", "2tere7": "suggest",
+    "e2tera7li": "suggest", "ensa7ni": "recommend", "insa7ni": "recommend", "nsa7ni": "recommend",
+    "ansa7ni": "recommend", "nasee7a": "advice", "nasi7a": "advice", "nase7a": "advice", "nas2e7": "tips",
+    "nasa2e7": "tips", "nasay7": "tips", "fekra": "idea", "fikra": "idea", "afkar": "ideas", "fakkarni": "remind me",
+    "fakarni": "remind me", "fakerni": "remind me", "zakkarni": "remind me", "dakkarni": "remind me",
+    "eshra7": "explain", "eshra7li": "explain", "ishra7": "explain", "ishra7li": "explain", "ashra7": "explain",
+    "shra7": "explain", "shre7li": "explain", "teshra7ly": "explain", "teshra7li": "explain",
+    "fassarli": "explain", "targem": "translate", "targemli": "translate", "tarjem": "translate",
+    "tarjemli": "translate", "ya3ni eh": "what is the meaning of", "ya3ni eih": "what is the meaning of",
+    "ya3ni shu": "what is the meaning of", "ya3ne shu": "what is the meaning of",
+    "shu ya3ni": "what is the meaning of", "shu ya3ne": "what is the meaning of",
+    "chou ya3ne": "what is the meaning of", "chou ya3ni": "what is the meaning of",
+    "shnu ya3ni": "what is the meaning of", "wesh ya3ni": "what is the meaning of", "nokta": "joke",
+    "nokat": "jokes", "3asmet": "capital of", "3asimat": "capital of", "bshakl 3am": "in general",
+    "3omoman": "in general", "3umuman": "in general", "marra tanya": "again", "marra tanye": "again",
+    "marra tanyeh": "again", "kaman marra": "again", "2oltlak": "I told you", "oltlak": "I told you",
+    "2oltelak": "I told you", "oltelak": "I told you", "2oltilak": "I told you", "7akeitlak": "I told you",
+    "7akitlak": "I told you", "7kitlak": "I told you", "gotlak": "I told you", "gotlik": "I told you",
+    **{f"{difference} {between}": "difference between" for difference in ("far2", "fare2", "far9", "farq", "fer2")
+       for between in ("bein", "beyn", "bayn", "been", "bin", "ben", "bain")},
+}
+
 def _any_of(entries) -> str:
     """One alternation of the entries, a phrase before the words in it."""
     return "|".join(re.escape(entry) for entry in sorted(entries, key=len, reverse=True))
@@ -345,9 +410,12 @@ def fold(text: str) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
+_READ = GLOSSARIES | {"ar-latn": _ARABIZI}  # and what ``gloss`` reads in a chat's Latin letters (``in_arabizi``)
+
+
 @functools.lru_cache(maxsize=None)
 def _phrases(language: str) -> re.Pattern:
-    return re.compile(r"\b(?:" + _any_of(GLOSSARIES[language]) + r")\b", re.IGNORECASE)
+    return re.compile(r"\b(?:" + _any_of(_READ[language]) + r")\b", re.IGNORECASE)
 
 
 _QUESTION = re.compile(r"(?:why|when|where|who|which|what|how)\b")  # a gloss that opens with one: "when again"
@@ -377,13 +445,46 @@ def written_in(message: str) -> str | None:
     return "ar" if mostly and not _PERSIAN_OR_URDU_LETTERS.search(message) else None
 
 
+_ARABIZI_LETTERS = re.compile(  # a digit inside a word of letters ("ba3d", "a7gez"), opening one ("3ayza", "5ales") or
+    # closing one ("adfa3"), as Arabizi writes a letter Latin lacks; not a time, an ordinal or a measure ("3am",
+    # "2nd", "5kg", "3bd/2ba"), nor a closing "2", which Indonesian and Malay double a word with ("kira2")
+    r"[a-z]*[a-z][235679][a-z]+|[235679](?!(?:st|nd|rd|th|am|pm|ish|kg|mg|mm|ml|hrs?|hs|ba|bd|br)$)[a-z]{2,}"
+    r"|[a-z]{2,}[3579]")
+_LETTERED = re.compile(r"[^\W_]+")
+_DIGITED = re.compile(  # the glossary's words spelt with a digit ("far2 bayn": "the difference between", whose "2"
+    # closes its word as Indonesian's does): as telling as the words ``_ARABIZI_LETTERS`` finds
+    r"\b(?:" + _any_of(entry for entry in _ARABIZI if re.search(r"\d", entry)) + r")\b", re.IGNORECASE)
+
+
+def in_arabizi(message: str) -> bool:
+    """Whether the message is Arabic written in Latin letters and digits ("howa dor el ga3eya bta3i emta? nasya
+    5ales"): two of its words or more are spelt so; a word in capitals ("CO2", "SGLT2") is an acronym."""
+    words = {word for word in _LETTERED.findall(message) if sum(char.isupper() for char in word) < 2}
+    spelt = {word.lower() for word in words if _ARABIZI_LETTERS.fullmatch(word.lower())}
+    return len(spelt | {found.lower() for found in _DIGITED.findall(fold(message))}) >= 2
+
+
 def gloss(message: str, language: str | None) -> str:
     """The message with its language's words for intent said in English; unchanged in English or a language
     without a glossary, but for the few words of Japanese, Chinese and Korean that say what a question asks, and
-    for the question mark of Arabic script ("؟"), which asks as "?" does."""
+    for the question mark of Arabic script ("؟"), which asks as "?" does; Arabic in Latin letters (``in_arabizi``),
+    which no language's table names (its words are often another's signs: "eh", "ana", "kam"), is glossed as
+    Arabic is in its script."""
     message = message.replace("\u061f", "?")
-    glossary = GLOSSARIES.get(language or "")
+    language = "ar-latn" if in_arabizi(message) else language  # whatever few words of another it shares
+    glossary = _READ.get(language or "")
     if glossary is None:  # English, a language without a glossary, or one written without spaces
         return _WRITTEN_UNSPACED.sub(lambda found: f" {_UNSPACED[found.group(0)]} ", message)
     message = _RELATIVE[language].sub(" that", message) if language in _RELATIVE else message
-    return _phrases(language).sub(lambda found: glossary[found.group(0).lower()], fold(message))
+    glossed = _phrases(language).sub(lambda found: glossary[found.group(0).lower()], fold(message))
+    return _LETTERED.sub(_spelt_out, glossed) if language == "ar-latn" else glossed
+
+
+_DIGIT_LETTERS = str.maketrans({"2": "a", "3": "a", "5": "kh", "6": "t", "7": "h", "9": "q"})
+
+
+def _spelt_out(word: re.Match) -> str:
+    """An Arabizi word with the letters its digits stand for ("9oltlek" as "qoltlek"): the rules count its digits
+    as no number (three numbers and "how much" make a sum)."""
+    text = word.group(0)
+    return text.translate(_DIGIT_LETTERS) if _ARABIZI_LETTERS.fullmatch(text.lower()) else text
