@@ -2071,9 +2071,13 @@ def test_a_lookup_of_a_stated_fact_is_not_held_to_the_chance_of_being_wanted(db)
 
 def test_where_the_rules_cannot_read_a_message_a_probe_that_leans_to_the_user_decides(db, monkeypatch):
     """"meen el supervisor bta3 el grad project? 3ayez ab3atlo mail" (Egyptian Arabic in Latin letters: who is the
-    supervisor of my graduation project?) is written in words the rules cannot read; the resting probe leans to the user
-    (RESTS_LEANS or more), so the message rests on him and his supervisor is recalled. With the probe held to overrule
-    nothing it is not, and in the same store a question of his field recalls nothing."""
+    supervisor of my graduation project?), read as typed (``glosses.in_arabizi`` off), is in words the rules cannot
+    read; the resting probe leans to the user (RESTS_LEANS or more), so the message rests on him and his supervisor
+    is recalled. With the probe held to overrule nothing it is not, and in the same store a question of his field
+    recalls nothing."""
+    from scope_recall_engine.reading import glosses
+
+    monkeypatch.setattr(glosses, "in_arabizi", lambda message: False)
     ids, view = _persona(db, "personal_unseen_124.json", "p500")
     supervisor = "meen el supervisor bta3 el grad project? 3ayez ab3atlo mail"
     found = retrieval.search(db, view, supervisor)
@@ -2330,3 +2334,36 @@ def test_someone_of_the_users_named_in_many_of_few_memories_is_not_the_user(db, 
     assert _ids(retrieval.search(db, view, "when does megan start sixth form?"))[:1] == [ids["sixth"]]
     wax = "how do i get candle wax out of a carpet, megan knocked a candle over in her room"
     _recalls_only_before(monkeypatch, db, view, wax, retrieval, "_is_kin", lambda term, texts: False)
+
+
+MEI = {"son": "Her son Ethan is 8 and in Primary 2.", "tuition": "Ethan has Chinese tuition on Wednesdays.",
+       "eczema": "Ethan has eczema that flares up in the heat.", "birthday": "Ethan's birthday is on 3 September.",
+       "husband": "Her husband Wei Ming works night shifts at the airport.",
+       "job": "Mei works as a nurse at a polyclinic in Bedok.",
+       "car": "They do not own a car and take the MRT everywhere."}
+
+
+def test_a_question_someone_else_asked_of_the_world_recalls_nothing(db, monkeypatch):
+    """"one of the nurses asked me why polyclinics close at 1pm on saturdays, i had no idea" passes on the world's
+    question, though Mei says she was asked and works at a polyclinic: nothing is recalled. A question passed on
+    that asks what she told ("my new colleague asked which polyclinic i work at, bedok or tampines?") finds her job
+    (control); read as before, the nurses' question recalled it too."""
+    mei = Identity(user="mei", chat="c1")
+    ids, view = _fill(db, mei, MEI), View(mei.accessible())
+    found = retrieval.search(db, view, "my new colleague asked which polyclinic i work at, bedok or tampines?")
+    assert _ids(found)[:1] == [ids["job"]]
+    passed = "one of the nurses asked me why polyclinics close at 1pm on saturdays, i had no idea"
+    _recalls_only_before(monkeypatch, db, view, passed, retrieval, "passes_on", lambda message: False)
+
+
+def test_someone_of_the_users_named_as_asking_is_not_asked_after(db, monkeypatch):
+    """"ethan asking when the berlin wall fell, 1989 right?" names Ethan as the one asking, not what is asked: his
+    tuition and his eczema are no answer. Asked after ("ethan asking what day his tuition is"), they are (control);
+    with Ethan taken for what is asked, as before, every memory of his was recalled."""
+    mei = Identity(user="mei", chat="c1")
+    ids, view = _fill(db, mei, MEI), View(mei.accessible())
+    assert _ids(retrieval.search(db, view, "ethan asking what day his tuition is"))[:1] == [ids["tuition"]]
+    wall = "ethan asking when the berlin wall fell, 1989 right?"
+    assert {ids["tuition"], ids["eczema"]}.isdisjoint(_ids(retrieval.search(db, view, wall)))
+    monkeypatch.setattr(retrieval, "asks_it", lambda name, query: False)
+    assert {ids["tuition"], ids["eczema"]} <= set(_ids(retrieval.search(db, view, wall)))

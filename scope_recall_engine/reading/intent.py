@@ -62,6 +62,9 @@ _AGAIN = re.compile(  # a need that recurs: "chest infection again. what will th
     # with them), a wanted memory in the first three 56 -> 59 of 65, unrelated messages recalling something 3 -> 2 of 10
     r"\b(?<!once )again\b|\b\w*da(?:tta )?kke\b|\bd[eé]j[aà]\s*\?|\b(?:mesmo|msm)\s*\?|っけ|来着|더라"
     r"|[었였]지\s*(?:[?？]|$)", re.IGNORECASE)
+_PASSED_ON = re.compile(  # someone asked (not "asked me to help", "asking for a day off")
+    r"\b(?:asked|asks|asking|wants to know|wanted to know)\b(?! (?:me |us |him |her )?(?:to|for)\b)", re.IGNORECASE)
+_CLAUSE = re.compile(r"[.?!;,]+")
 _FORGOT = re.compile(  # a question the user says they forgot the answer to ("how many miles my truck got on it i
     # forgot", "longest run ab tak kitna kiya tha? bhool gaya"): asks to be reminded, as "again" does; on every personal
     # fixture's 53 messages with it (all but one direct), a wanted memory in the first three 49 -> 51 of 52, the one
@@ -265,6 +268,16 @@ def asks_about_user(message: str, *, again: bool = True) -> bool:
     message = _HOW_LONG_DO_I.sub("how to", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
     return bool(_ABOUT_USER.search(message) or again and (_AGAIN.search(message) or _FORGOT.search(message)
                                                              and asks_anything(message)))
+
+
+def passes_on(message: str) -> bool:
+    """Whether the message passes on a question of the world's that someone else asked ("carol asked me whats the
+    longest river in canada, we have a bet on"): a clause of it ``explains`` and neither speaks of the user nor asks
+    advice ("Amritsar trip which month we going and for how long? Harjit asking" asks after the user's trip), and
+    the message asks nothing the user told. It stays the world's, whatever the user says of themselves around it."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_PASSED_ON.search(message)) and not asks_about_user(message) and any(
+        explains(clause) and not (_OWN.search(clause) or _ASKS.search(clause)) for clause in _CLAUSE.split(message))
 
 
 def measures(message: str) -> bool:

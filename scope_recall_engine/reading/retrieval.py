@@ -33,6 +33,7 @@ from scope_recall_engine.reading.intent import (
     looks_up,
     measures,
     owned_words,
+    passes_on,
     speaks_of_user,
     thanks,
     vents,
@@ -64,6 +65,8 @@ _KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's",
 _KIN_LISTED = re.compile(  # each name of a list after a relation: "their two boys, Owen (14) and Rhys (10)"
     rf"\b{_KIN_WORD},? (?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*(?: \(\d+\))?){{1,5}})",
     re.IGNORECASE)
+_ASKS_IT = (r"(?:(?:is|was|just|keeps|kept)\s+)?(?:asked|asks|asking|wants to know|wanted to know|wonders|wondered"
+            r"|wondering)\b")  # "ethan asking when ...", "carol asked me whats ...": said before what is asked
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but
@@ -464,6 +467,13 @@ def asked_of(kin: set[str], query: str) -> bool:
                for name in kin)
 
 
+def asks_it(name: str, query: str) -> bool:
+    """Whether someone of the user's is named as the one asking ("ethan asking when sg got independence", "carol
+    asked me whats the longest river in canada"), not asked after: the question they pass on is read for itself."""
+    return (bool(re.search(rf"\b{re.escape(name)}\s+{_ASKS_IT}", query, re.IGNORECASE))
+            and not asked_after({name}, query))
+
+
 def asked_after(kin: set[str], query: str) -> bool:
     """Whether the query asks of someone of the user's (``asked_of``) or after something of theirs ("when is Ana's
     recital?")."""
@@ -526,8 +536,9 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     candidates, lanes = _lexical_candidates(db, view, query, {t: counts.get(t, 0) for t in terms},  # meanwhile
                                             weights, size)
     word_shares(db, candidates, weights)  # still meanwhile
-    kin = kin_named(db, view, query, counts)  # however it is worded: "emta 3eed milad Salma?", "when's Salma's
-    # birthday?"; or a report that opens with them, which asks for help ("pumpkin's been off his food all week")
+    kin = {name for name in kin_named(db, view, query, counts) if not asks_it(name, query)}  # however it is worded:
+    # "emta 3eed milad Salma?", "when's Salma's birthday?"; or a report that opens with them, which asks for help
+    # ("pumpkin's been off his food all week")
     asking, stated = asks_anything(asked), looks_up(asked)  # stated: it looks up a stated fact
     of_theirs = (bool(kin) and (not explains(asked) or asked_of(kin, query))
                  and (stated or asking or not kin.isdisjoint(query_terms(query)[:1])))
@@ -568,6 +579,7 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     ranked = sorted(candidates.values(), key=lambda c: ("exact" not in c.lanes, -c.evidence, -c.row.id))
     in_general = not names and (general(asked) and not _CJK.search(query) if share is None else not context)
     world = not of_theirs and (in_general and explains(asked)  # "why do cows have four stomachs?" of a farmer
+                               or passes_on(asked)  # "carol asked me whats the longest river in canada"
                                or world_answers(asked) or asked != query and world_answers(query))  # "hola, cómo
     # va" as typed (glossed, its "cómo" is "how")
     lookup = len({w.casefold() for w in _WORD.findall(_CJK.sub(" ", query))} | set(cjk_grams(query))) <= LOOKUP_WORDS
