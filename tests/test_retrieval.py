@@ -897,6 +897,19 @@ def test_hebrew_and_greek_are_read_glossed():
     assert intent.explains(gloss(capital, "el")) and not intent.explains(capital)
 
 
+def test_korean_is_read_for_who_speaks_and_what_it_asks():
+    """Korean "나 올해 연차 몇 개 남았지?" (how many days of leave do I have left this year?) speaks of the user and,
+    by its ending "았지?", asks to be reminded; "가방 하나 질러도 될까" (should I splurge on a bag?) asks whether to do
+    something. As typed, the English rules read neither as the user's; "오늘 날씨 좋다" (nice weather today), glossed,
+    reads as neither (control)."""
+    leave, splurge = "나 올해 연차 몇 개 남았지?", "이번 달 성과급 들어오면 가방 하나 질러도 될까"
+    assert intent.asks_for_context(gloss(leave, None)) and not intent.asks_for_context(leave)
+    assert intent.asks_about_user(gloss(leave, None))
+    assert intent.asks_for_context(gloss(splurge, None)) and not intent.asks_for_context(splurge)
+    weather = gloss("오늘 날씨 좋다", None)
+    assert not (intent.asks_for_context(weather) or intent.asks_about_user(weather))
+
+
 def test_french_qui_after_a_word_is_the_relative_that_and_asks_nothing():
     """"un passager qui m'a insultée, je suis crevée" vents: its "qui" follows a word, so it is "that", not "who";
     "qui a fait le musée des Confluences ?" still asks, and "je fais quoi là" asks what to do."""

@@ -5,8 +5,8 @@ in English, so that the rules of what a message asks for read "mi hermano me pre
 embedded as typed. A message's language comes from its letters (``written_in``: Arabic, whose dialects' words
 are seldom among its commonest) or else ``reference.spoken``; a language without a glossary here is read as typed
 (its English words still count). Hebrew and Greek are glossed in their scripts, Hindi as chats write it, in
-Latin letters; Japanese, Chinese and Korean, written without spaces, only for a few words that say what a question
-asks ("なんで", "区别").
+Latin letters, and so is Arabic (``in_arabizi``: "3ayza", "bta3i"); Japanese and Chinese, written without spaces,
+only for a few words that say what a question asks ("なんで", "区别"), and Korean for those and who speaks ("나는").
 
 Each glossary maps a word or phrase, lower case and without accents, to the English that intent's rules know;
 a phrase wins over the words in it.
@@ -392,9 +392,17 @@ _UNSPACED = {  # Japanese, Chinese and Korean: no spaces between words, so these
     "우리": "we", "どうしよ": "what should I do", "どうしたらいい": "what should I do", "おすすめ": "recommend",
     "オススメ": "recommend", "対策": "tips", "怎么办": "what should I do", "推荐": "recommend", "推薦": "recommend",
     "建议": "advice", "建議": "advice", "추천": "recommend", "어떡하지": "what should I do",
-    "어떻게 하지": "what should I do",
+    "어떻게 하지": "what should I do", "어떡해": "what should I do", "될까": "should I", "할까": "should I",
+    "괜찮을까": "should I", "좋을까": "should I", "알려줘": "tell me", "알려 줘": "tell me", "써줘": "write",
 }
 _WRITTEN_UNSPACED = re.compile(_any_of(_UNSPACED))
+_KOREAN = {  # Korean words, spaced as Korean is, with the particles they carry ("나는", "내가"): who speaks, and what
+    # a question asks; "우리" (we) and the endings that ask whether to do something are read inside words above
+    "나": "I", "나는": "I", "난": "I", "내가": "I", "나도": "I", "저": "I", "저는": "I", "제가": "I", "내": "my",
+    "제": "my", "언제": "when", "어디": "where", "어디서": "where", "누구": "who", "누가": "who", "뭐": "what",
+    "뭔": "what", "무엇": "what", "몇": "how many", "얼마": "how much", "얼마나": "how much", "어떻게": "how",
+}
+_KOREAN_WORDS = re.compile(r"(?<!\w)(?:" + _any_of(_KOREAN) + r")(?!\w)")
 GLOSSARIES = {"es": _SPANISH, "pt": _PORTUGUESE, "fr": _FRENCH, "de": _GERMAN, "it": _ITALIAN,
               "hi-latn": _ROMAN_HINDI, "nl": _DUTCH, "fil": _FILIPINO, "id": _INDONESIAN, "ms": _INDONESIAN,
               "tr": _TURKISH, "pl": _POLISH, "ru": _RUSSIAN, "uk": _UKRAINIAN, "vi": _VIETNAMESE, "nb": _NORWEGIAN,
@@ -474,6 +482,7 @@ def gloss(message: str, language: str | None) -> str:
     language = "ar-latn" if in_arabizi(message) else language  # whatever few words of another it shares
     glossary = _READ.get(language or "")
     if glossary is None:  # English, a language without a glossary, or one written without spaces
+        message = _KOREAN_WORDS.sub(lambda found: _KOREAN[found.group(0)], message)
         return _WRITTEN_UNSPACED.sub(lambda found: f" {_UNSPACED[found.group(0)]} ", message)
     message = _RELATIVE[language].sub(" that", message) if language in _RELATIVE else message
     glossed = _phrases(language).sub(lambda found: glossary[found.group(0).lower()], fold(message))

@@ -61,7 +61,7 @@ _AGAIN = re.compile(  # a need that recurs: "chest infection again. what will th
     # msm?"): on every personal fixture's 75 messages with one of these (or a Hindi or Spanish question word glossed
     # with them), a wanted memory in the first three 56 -> 59 of 65, unrelated messages recalling something 3 -> 2 of 10
     r"\b(?<!once )again\b|\b\w*da(?:tta )?kke\b|\bd[eé]j[aà]\s*\?|\b(?:mesmo|msm)\s*\?|っけ|来着|더라"
-    r"|[었였]지\s*(?:[?？]|$)", re.IGNORECASE)
+    r"|[았었였]지\s*(?:[?？]|$)", re.IGNORECASE)
 _PASSED_ON = re.compile(  # someone asked (not "asked me to help", "asking for a day off")
     r"\b(?:asked|asks|asking|wants to know|wanted to know)\b(?! (?:me |us |him |her )?(?:to|for)\b)", re.IGNORECASE)
 _CLAUSE = re.compile(r"[.?!;,]+")
