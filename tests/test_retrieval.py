@@ -1427,6 +1427,13 @@ def test_arabic_in_latin_letters_is_told_by_its_digits(message, arabizi):
     assert in_arabizi(message) is arabizi
 
 
+def test_arabic_in_latin_letters_that_says_it_does_not_remember_asks_to_be_reminded():
+    """"el doctor bta3i esmo eh? msh fakra 5ales" (what's my doctor's name? I don't remember at all) asks to be
+    reminded, as "i don't remember" does in English; as typed, the rules do not read it."""
+    forgot = "el doctor bta3i esmo eh? msh fakra 5ales"
+    assert intent.asks_about_user(gloss(forgot, None)) and not intent.asks_about_user(forgot)
+
+
 def test_arabic_in_latin_letters_is_read_for_what_it_asks(db, monkeypatch):
     """Hoda writes Egyptian and Levantine Arabic in Latin letters. "howa dor el gam3eya bta3i emta? nasya 5ales"
     (when is my turn in the savings circle? I totally forgot) and "2addesh el rent taba3i? nseet" (how much is my
