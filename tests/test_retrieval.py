@@ -2356,6 +2356,23 @@ def test_someone_of_the_users_named_in_many_of_few_memories_is_not_the_user(db, 
     _recalls_only_before(monkeypatch, db, view, wax, retrieval, "_is_kin", lambda term, texts: False)
 
 
+
+def test_a_fact_to_keep_recalls_only_the_memory_it_updates(db, monkeypatch):
+    """"note that Omar's football moved to Saturdays" tells the assistant something to keep: the memory it updates
+    (Omar plays on Fridays) is recalled, not the rest of Hoda's life; "please remember my dentist appointment is on the
+    14th" updates nothing she told, and recalls nothing. "remember when my rent is due?" asks (control). Read as a
+    message resting on her, as before, the note recalled her mother's pills and her gym too."""
+    assert intent.keeps("Please remember: my mother takes Concor") and intent.keeps("keep in mind i'm vegan now")
+    assert not (intent.keeps("remember what my sister's name is") or intent.keeps("do you remember my rent?"))
+    hoda = Identity(user="hoda", chat="c1")
+    ids, view = _fill(db, hoda, HODA), View(hoda.accessible())
+    assert _ids(retrieval.search(db, view, "remember when my rent is due?"))[:1] == [ids["rent"]]
+    football = "note that Omar's football moved to Saturdays"
+    assert _ids(retrieval.search(db, view, football)) == [ids["son"]]
+    dentist = "please remember my dentist appointment is on the 14th"
+    _recalls_only_before(monkeypatch, db, view, dentist, retrieval, "keeps", lambda message: False)
+    assert len(retrieval.search(db, view, football).hits) > 1
+
 MEI = {"son": "Her son Ethan is 8 and in Primary 2.", "tuition": "Ethan has Chinese tuition on Wednesdays.",
        "eczema": "Ethan has eczema that flares up in the heat.", "birthday": "Ethan's birthday is on 3 September.",
        "husband": "Her husband Wei Ming works night shifts at the airport.",

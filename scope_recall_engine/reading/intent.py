@@ -64,6 +64,9 @@ _AGAIN = re.compile(  # a need that recurs: "chest infection again. what will th
     r"|[았었였]지\s*(?:[?？]|$)", re.IGNORECASE)
 _PASSED_ON = re.compile(  # someone asked (not "asked me to help", "asking for a day off")
     r"\b(?:asked|asks|asking|wants to know|wanted to know)\b(?! (?:me |us |him |her )?(?:to|for)\b)", re.IGNORECASE)
+_KEEP = re.compile(  # an instruction to keep a fact, opening the message; not one followed by what it asks after
+    r"^\W*(?:(?:please|pls|plz|hey|ok|okay|also|and)\W+)*(?:remember|note(?:\s+down)?|keep in mind|don't forget"
+    r"|make a note)\b(?!\s+(?:what|when|where|who|whom|which|how|why|if|whether)\b)", re.IGNORECASE)
 _CLAUSE = re.compile(r"[.?!;,]+")
 _FORGOT = re.compile(  # a question the user says they forgot the answer to ("how many miles my truck got on it i
     # forgot", "longest run ab tak kitna kiya tha? bhool gaya"): asks to be reminded, as "again" does; on every personal
@@ -268,6 +271,14 @@ def asks_about_user(message: str, *, again: bool = True) -> bool:
     message = _HOW_LONG_DO_I.sub("how to", _HOW_DO_I.sub("how to", message.translate(_APOSTROPHES)))
     return bool(_ABOUT_USER.search(message) or again and (_AGAIN.search(message) or _FORGOT.search(message)
                                                              and asks_anything(message)))
+
+
+def keeps(message: str) -> bool:
+    """Whether the message tells the assistant to keep something rather than asks anything ("please remember: my
+    mother takes Concor", "note that the gate code is 4471"): what it needs is the memory it may change, near it in
+    meaning, not the user's context. "remember when the dentist is?" and "do you remember my sister's name?" ask."""
+    message = message.translate(_APOSTROPHES)
+    return bool(_KEEP.search(message)) and "?" not in message
 
 
 def passes_on(message: str) -> bool:

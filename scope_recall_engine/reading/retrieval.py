@@ -30,6 +30,7 @@ from scope_recall_engine.reading.intent import (
     explains,
     frame_words,
     general,
+    keeps,
     looks_up,
     measures,
     owned_words,
@@ -614,6 +615,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
             unspaced = candidate.lanes.get("cjk", 0.0) if lookup else 0.0  # "上海": its bigrams are its words
             candidate.lexical_telling = max(unspaced, telling_share(candidate.row.content, telling_weights, lookup,
                                                                     candidate.beyond))
+    rests = rests and not keeps(asked)  # "please remember: my mother takes Concor" asks for nothing of theirs: a
+    # memory near it in meaning (the one it updates) is recalled, as for any message
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
     doubted = rests and probed and likely < RESTS_DOUBTED
