@@ -991,6 +991,7 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     ("how many miles my truck got on it i forgot", True), ("i forgot my umbrella at the gym lol", False),  # forgot
     # what it asks, not a thing
     ("kaskoyu hangi şirketten yaptırmıştık", True), ("hangi sigorta şirketi daha ucuz", False),  # Turkish "we had"
+    ("kuyumcuya ne sıklıkla sipariş veriyodum ben", True), ("kuyumcular ne sıklıkla sipariş verir", False),  # "I was"
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user
