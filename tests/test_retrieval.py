@@ -2374,6 +2374,7 @@ def test_a_fact_to_keep_recalls_only_the_memory_it_updates(db, monkeypatch):
     _recalls_only_before(monkeypatch, db, view, dentist, retrieval, "keeps", lambda message: False)
     assert len(retrieval.search(db, view, football).hits) > 1
 
+
 MEI = {"son": "Her son Ethan is 8 and in Primary 2.", "tuition": "Ethan has Chinese tuition on Wednesdays.",
        "eczema": "Ethan has eczema that flares up in the heat.", "birthday": "Ethan's birthday is on 3 September.",
        "husband": "Her husband Wei Ming works night shifts at the airport.",
