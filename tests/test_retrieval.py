@@ -1290,6 +1290,8 @@ def test_someone_named_in_a_list_after_a_relation_is_someone_of_the_users(db, mo
     the list, Rhys is no one of Gareth's and nothing is recalled."""
     assert retrieval._kin_in("his wife Sian and their two boys, Owen (14) and Rhys (10).") >= {"Sian", "Owen", "Rhys"}
     assert {"Pistache", "Yerba"} <= retrieval._kin_in("their beagle, Pistache, and their tabby cat Yerba")  # a breed
+    assert {"Youssef", "Malak"} <= retrieval._kin_in("They have two children: Youssef (9) and Malak (5).")
+    assert {"Aoife", "Seán"} <= retrieval._kin_in("His kids are Aoife (9) and Seán (6); both attend St Finbarr's.")
     gareth = Identity(user="gareth", chat="c1")
     ids = _fill(db, gareth, SAVER | {
         "family": "Gareth lives in Horsforth with his wife Sian and their two boys, Owen (14) and Rhys (10).",

@@ -63,8 +63,10 @@ _KIN = re.compile(  # someone of the user's, by name (``kin_named``): "Salma's",
     r"(?<![\w'’])(?P<own>[^\W\d_][\w-]*)['’]s\b"
     rf"|\b(?:{_KIN_WORD},? (?:(?:is|was|called|named|nicknamed) )?|(?:called|named|nicknamed),? ){_TITLE}"
     r"(?P<given>[^\W\d_][\w-]*)", re.IGNORECASE)  # "a cat called Pumpkin": the name, not "called"
-_KIN_LISTED = re.compile(  # each name of a list after a relation: "their two boys, Owen (14) and Rhys (10)"
-    rf"\b{_KIN_WORD},? (?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*(?: \(\d+\))?){{1,5}})",
+_KIN_LISTED = re.compile(  # each name of a list after a relation: "their two boys, Owen (14) and Rhys (10)", "two
+    # children: Youssef (9) and Malak (5)", "His kids are Aoife (9) and Seán (6)"
+    rf"\b{_KIN_WORD}(?:,|:|,? (?:are|were))? "
+    r"(?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*(?: \(\d+\))?){1,5})",
     re.IGNORECASE)
 _ASKS_IT = (r"(?:(?:is|was|just|keeps|kept)\s+)?(?:asked|asks|asking|wants to know|wanted to know|wonders|wondered"
             r"|wondering)\b")  # "ethan asking when ...", "carol asked me whats ...": said before what is asked
