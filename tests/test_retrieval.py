@@ -992,6 +992,8 @@ def test_chit_chat_in_the_first_person_recalls_nothing_a_need_without_my_does(db
     # what it asks, not a thing
     ("kaskoyu hangi şirketten yaptırmıştık", True), ("hangi sigorta şirketi daha ucuz", False),  # Turkish "we had"
     ("kuyumcuya ne sıklıkla sipariş veriyodum ben", True), ("kuyumcular ne sıklıkla sipariş verir", False),  # "I was"
+    ("cuántos temporeros habíamos calculado pa la vendimia?", True), ("había vida en marte?", False),  # Spanish and
+    ("quanto eu já tinha guardado pra viagem?", True), ("quanto custa uma passagem?", False),  # Portuguese "we had"
 ])
 def test_a_question_about_what_the_user_has_said_is_a_lookup_in_their_life(message, about_user):
     assert intent.asks_about_user(message) is about_user

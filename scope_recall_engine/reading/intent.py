@@ -53,8 +53,10 @@ _ABOUT_USER = re.compile(  # a question about the user ("do I", "am I", "r we", 
     r"|(?:what|which|who|where|when|how)(?:\s+\w+){0,3}\s+(?:is|are|was|were)(?:\s+\w+){0,3}\s+(?:my|our)"
     r"|i\s+(?:told|gave|mentioned|said)\s+(?:you|u)|remind me)\b"
     r"|^\W*(?:and |so |ok )?(?:my|our)(?:\s+[\w'-]+){1,4}\s*\?+\s*$"  # "my shoe size?": a bare ask
-    r"|m[ıiuü][sş]t[ıiuü][mk]\b|yo(?:r)?du[mk]\b", re.IGNORECASE)  # Turkish "I had", "we had" ("hangi şirketten
-# yaptırmıştık"), "I was", "we were" doing ("emrenin dershaneye ayda ne veriyoduk")
+    r"|m[ıiuü][sş]t[ıiuü][mk]\b|yo(?:r)?du[mk]\b"  # Turkish "I had", "we had" ("hangi şirketten yaptırmıştık"),
+    # "I was", "we were" doing ("emrenin dershaneye ayda ne veriyoduk")
+    r"|\b(?:hab[ií]a(?:mos)?|hav[ií]amos|t[ií]nha(?:mos)?)\s+\w+(?:ado|ido)\b", re.IGNORECASE)  # and Spanish and
+# Portuguese "I had", "we had" done ("cuántos temporeros habíamos calculado?", "quanto eu já tinha guardado?")
 _AGAIN = re.compile(  # a need that recurs: "chest infection again. what will the gp give me", "whats the dogs names
     # again", in French a question that ends "déjà ?"; a recollective ending, in Japanese ("いつやったっけ", romanized
     # "itsu dakke"), Chinese ("哪天考来着") and Korean ("며칠이었더라", "언제였지? 화목 맞나?"), asks to be reminded, of
