@@ -1025,9 +1025,27 @@ def test_a_question_for_a_particular_fact_looks_it_up(message, looks_up):
     ("remind me when the exams start", True), ("what's the name of that chiro I go to", True),
     ("what time does it get dark in dublin in december?", False),
     ("What's the IRS standard mileage rate for 2024 business travel?", False), ("how old is the US?", False),
+    ("when did mamma say she's coming down?", True), ("gift ideas for Dad?", True),  # their own, as they call them
+    ("a card for a colleague whose dad passed", False), ("when did Tom's mum say she's coming?", False),
 ])
 def test_a_lookup_that_speaks_of_the_user_is_told_from_one_of_the_world(message, speaks):
     assert intent.speaks_of_user(message) is speaks
+
+
+def test_a_parent_called_as_the_user_calls_them_is_the_users_own(db, monkeypatch):
+    """"when did mamma say she's coming down?" asks after Oskar's mother as "my mum" would, and recalls her visit;
+    control: read as a question about someone else's mother, it recalls nothing."""
+    oskar = Identity(user="oskar", chat="c1")
+    ids = _fill(db, oskar, {
+        "visit": "His mother, Birgitta, lives in Umeå and is visiting 20–27 June, over midsummer.",
+        "leave": "Oskar is on parental leave from 1 September.",
+        "stroller": "He bought a used Thule running stroller; the brakes need adjusting.",
+        "floorball": "He used to play floorball twice a week and wants to get back to it.",
+        "work": "Oskar works as a structural engineer in Gothenburg."})
+    view, message = View(oskar.accessible()), "when did mamma say she's coming down? måste boka bord för midsommar"
+    assert _ids(retrieval.search(db, view, message))[:1] == [ids["visit"]]
+    monkeypatch.setattr(intent, "_OWN", re.compile(intent._OWN.pattern.split("|" + intent._FAMILY)[0], re.IGNORECASE))
+    assert retrieval.search(db, view, message).hits == []
 
 
 def test_a_lookup_ranks_without_the_strong_link_that_a_request_gets(db, alice, monkeypatch):

@@ -14,9 +14,14 @@ import re
 
 from scope_recall_engine.truth.vocabulary import LANGUAGES
 
-_OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|(?!(?-i:US))us)\b",
-                  re.IGNORECASE)  # the user speaking of themselves ("me" alone is mostly "tell me", "give me"; "the US"
-# is a country)
+_FAMILY = (  # a parent or grandparent called by what the user calls them ("when did mamma say she's coming?", "gift
+    # ideas for Dad"), not someone else's ("a colleague whose dad passed", "the mum of a friend", "Tom's dad")
+    r"(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\bhis )(?<!\bher )(?<!\btheir )(?<!\byour )(?<!\bur )(?<!\bnew )(?<!\bwhose )"
+    r"(?<!\bevery )(?<!\bany )(?<!\bsome )(?<!['’]s )"
+    r"\b(?:mum|mom|mama|mamma|mommy|mummy|dad|daddy|papa|nana|nanna|granny|grandma|grandpa|grandad)\b")
+_OWN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|(?!(?-i:US))us)\b|"
+                  + _FAMILY, re.IGNORECASE)  # the user speaking of themselves or their own ("me" alone is mostly
+# "tell me", "give me"; "the US" is a country)
 _ASKS = re.compile(r"\b(?:suggest(?!ed)\w*|recommend(?!ed)\w*|ideas?|tips?|advice|advise|plan"
                    r"|should(?!\s+(?:you|u|one)\b)|schedule|itinerary|routine|menu|safe|(?:ok|okay|alright) to"
                    r"|things to do|places to|a?round here|near me|nearby"
