@@ -1478,6 +1478,26 @@ def test_arabic_in_latin_letters_is_read_for_what_it_asks(db, monkeypatch):
     assert _ids(retrieval.search(db, view, world)) == [ids["coffee"]]
 
 
+@pytest.mark.parametrize(("glossed", "asks"), [
+    ("el Aufenthaltstitel my when? I want etaakkad", True), ("when I have egzamin z systemow?", True),
+    ("I want know the capital of france what?", False), ("why my pain est plus acide ?", False),
+    ("my mama when? no", True), ("when the final? I have exam", False)])  # one question, its words together
+def test_a_glossed_question_after_something_of_the_users_is_read_in_any_word_order(glossed, asks):
+    assert intent.asks_after_own(glossed) is asks
+
+
+def test_a_lookup_in_arabic_word_order_rests_on_the_user(db, monkeypatch):
+    """"ana 3andy theory fel Zamalek ayam eh?" (which days do I have theory in Zamalek?) puts its question word
+    last, as Arabic does: glossed, "I I have theory fel Zamalek ayam what?", it asks after what Hoda told, and the
+    days she teaches there are recalled; control: read in English's order only, it recalls nothing."""
+    hoda = Identity(user="hoda", chat="c1")
+    ids = _fill(db, hoda, HODA | {"theory": "She also teaches music theory at a school in Zamalek on Mondays."})
+    view, message = View(hoda.accessible()), "ana 3andy theory fel Zamalek ayam eh? 3ayza a7gez ma3ad doctor"
+    assert _ids(retrieval.search(db, view, message))[:1] == [ids["theory"]]
+    monkeypatch.setattr(retrieval, "asks_after_own", lambda glossed: False)
+    assert retrieval.search(db, view, message).hits == []
+
+
 @pytest.mark.parametrize(("user", "language", "facts", "lookup", "wanted", "world"), [
     ("eirik", "nb", {"partner": "His shift partner on the feed barge is Jógvan Joensen.",
                      "farm": "He works at a salmon farm on Eysturoy, a 7-on/7-off rotation from 06:30.",

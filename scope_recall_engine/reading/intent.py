@@ -281,6 +281,19 @@ def asks_about_user(message: str, *, again: bool = True) -> bool:
                                                              and asks_anything(message)))
 
 
+_WH = re.compile(r"\b(?:what|which|who|where|when|how (?:much|many|long|old))\b", re.IGNORECASE)
+_MINE = re.compile(r"\b(?:my|our|i have|we have)\b", re.IGNORECASE)
+
+
+def asks_after_own(glossed: str) -> bool:
+    """Whether a message its language's glossary said in English words asks after something of the user's: a
+    question with a question word and "my", "our", "I have" or "we have", in whatever order its language puts them
+    ("el Aufenthaltstitel taba3i emta?" glossed "el Aufenthaltstitel my when?", "kiedy mam egzamin z systemów?"
+    "when I have egzamin z systemow?"), which ``asks_about_user`` reads in English's order only."""
+    return any(_WH.search(sentence) and _MINE.search(sentence)
+               for sentence in re.findall(r"[^.?!]*\?", glossed.translate(_APOSTROPHES)))
+
+
 def keeps(message: str) -> bool:
     """Whether the message tells the assistant to keep something rather than asks anything ("please remember: my
     mother takes Concor", "note that the gate code is 4471"): what it needs is the memory it may change, near it in

@@ -24,6 +24,7 @@ from scope_recall_engine.reading.glosses import GLOSSARIES, gloss, question_lang
 from scope_recall_engine.reading.intent import (
     about_the_world,
     asks_about_user,
+    asks_after_own,
     asks_anything,
     asks_for_context,
     asks_to_make,
@@ -557,7 +558,8 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     # to the kinds of need; an unspaced clause is a word with its numbers in it ("今月ゴルフ2回行ったら足りるかな":
     # on _123 to _130 both such messages found their memory once read)
     share = lane.scores.personal if lane and worded else None  # among the kinds of need or general requests
-    about_user = asks_about_user(asked)  # a lookup of what the user said ("what's Bryn's surname again?")
+    about_user = asks_about_user(asked) or asked != meant and asks_after_own(asked)  # a lookup of what the user
+    # said ("what's Bryn's surname again?", "emta byintehi el Aufenthaltstitel taba3i?")
     context = asks or about_user  # whether it rests on the user's own context: by its words alone without the vector
     # lane (on a cold start too)
     if share is not None:
