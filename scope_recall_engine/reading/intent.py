@@ -291,7 +291,7 @@ def asks_after_own(glossed: str) -> bool:
     ("el Aufenthaltstitel taba3i emta?" glossed "el Aufenthaltstitel my when?", "kiedy mam egzamin z systemów?"
     "when I have egzamin z systemow?"), which ``asks_about_user`` reads in English's order only."""
     return any(_WH.search(sentence) and _MINE.search(sentence)
-               for sentence in re.findall(r"[^.?!]*\?", glossed.translate(_APOSTROPHES)))
+               for sentence in re.split(r"(?<=[.?!])", glossed.translate(_APOSTROPHES)) if sentence.endswith("?"))
 
 
 def keeps(message: str) -> bool:
