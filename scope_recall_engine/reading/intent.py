@@ -289,7 +289,7 @@ def asks_after_own(glossed: str) -> bool:
     """Whether a message its language's glossary said in English words asks after something of the user's: a
     question with a question word and "my", "our", "I have" or "we have", in whatever order its language puts them
     ("el Aufenthaltstitel taba3i emta?" glossed "el Aufenthaltstitel my when?", "kiedy mam egzamin z systemów?"
-    "when I have egzamin z systemow?"), which ``asks_about_user`` reads in English's order only."""
+    as "when I have egzamin z systemow?"), which ``asks_about_user`` reads in English's order only."""
     return any(_WH.search(sentence) and _MINE.search(sentence)
                for sentence in re.split(r"(?<=[.?!])", glossed.translate(_APOSTROPHES)) if sentence.endswith("?"))
 
