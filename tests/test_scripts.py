@@ -1,7 +1,9 @@
+import re
+
 import pytest
 
 from scope_recall_engine.companion import vectors
-from scope_recall_engine.reading import retrieval
+from scope_recall_engine.reading import retrieval, scripts
 from scope_recall_engine.reading.scripts import in_latin, spells
 from scope_recall_engine.truth.principals import human
 from scope_recall_engine.truth.scope import Identity
@@ -57,6 +59,20 @@ def test_only_the_names_of_the_views_own_memories_are_said_in_latin(db):
     assert in_latin(db, View(layla.accessible()), "من منى؟") == "من Mona؟"
     _store(db, layla, {"zora": "Her neighbour Zora feeds the cat."})
     assert in_latin(db, View(layla.accessible()), "امتى زارا بتبدأ الحضانة؟") == "امتى زارا بتبدأ الحضانة؟"
+
+
+def test_a_hyphenated_name_is_one_word_in_hangul(db, monkeypatch):
+    """Korean names are romanized in two syllables joined ("Min-jae"), and written as one word in Hangul ("민재"):
+    the word names the whole, not its first syllable, and "Min-ho" is still "민호" beside "Min"; control: read by
+    its parts only, "민재" spells no name (three letters more than "Min")."""
+    someone = Identity(user="jiyeon", chat="c1")
+    _store(db, someone, {"brother": "Her younger brother Min-jae is in the Navy and is discharged in May.",
+                         "cousin": "Her cousin Min-ho lives in Daegu."})
+    view = View(someone.accessible())
+    assert in_latin(db, view, "민재 전역 몇 월이었지?") == "Min-jae 전역 몇 월이었지?"
+    assert in_latin(db, view, "민호 언제 와?") == "Min-ho 언제 와?"
+    monkeypatch.setattr(scripts, "_HYPHENATED", re.compile("(?!)"))
+    assert in_latin(db, view, "민재 전역 몇 월이었지?") == "민재 전역 몇 월이었지?"
 
 
 @pytest.mark.parametrize(("lookup", "wanted", "world"), [

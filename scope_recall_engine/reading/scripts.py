@@ -46,6 +46,7 @@ _SOUNDS = re.compile("|".join(sorted(_ONE_SOUND, key=len, reverse=True)))
 _VOWEL_OPENINGS = "اأإآعءאע"  # the letters a name that opens with a vowel opens with ("Omar": عمر, "Ahmed": أحمد)
 _OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")  # a letter outside Latin's (Vietnamese's too)
 _WORD = re.compile(r"\w+")
+_HYPHENATED = re.compile(r"\w+(?:-\w+)+")  # a given name of two syllables joined, as Korean names are romanized
 _WRITTEN_IN = {"ARABIC": ("ar", "fa"), "HEBREW": ("he",), "CYRILLIC": ("ru", "uk", "bg"), "GREEK": ("el",),
                "DEVANAGARI": ("hi",)}  # the languages whose frequencies ship, by script
 _UNSPACED = ("THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN", "CJK", "HIRAGANA", "KATAKANA")  # a "word" of theirs is a
@@ -66,13 +67,22 @@ def in_latin(db, view: View, query: str, since: int = 0) -> str:
         return query
     names = collections.defaultdict(set)  # by consonants and by stem: a word is compared with the few it may spell
     for (name,) in db.execute(_NAMES, {**view.params(), "since": since}):
-        for part in _WORD.findall(name):
+        for part in _WORD.findall(name) + _HYPHENATED.findall(name):  # "Min-jae" is "민재", one word in Hangul
             if not _OTHER_SCRIPT.search(part) and not part.isdigit():
                 names[consonants(part)].add(part)
                 names[_stem(part)].add(part)
-    said = {word: found.pop() for word in foreign
-            if len(found := {name for key in _keys(word) for name in names.get(key, ()) if spells(word, name)}) == 1}
+    said = {word: name for word in foreign
+            if (name := _one_name(word, {name for key in _keys(word) for name in names.get(key, ())
+                                         if spells(word, name)}))}
     return _WORD.sub(lambda word: said.get(word.group(0), word.group(0)), query) if said else query
+
+
+def _one_name(word: str, found: set[str]) -> str | None:
+    """The one name ``word`` spells: of several, the one whose consonants are the word's ("민호" is Min-ho, not Min
+    nor Min-jae, whose "jae" reads as vowels); none if that leaves more than one."""
+    if len(found) > 1:
+        found = {name for name in found if consonants(name) == consonants(latin(word))}
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def _keys(word: str) -> list[str]:
