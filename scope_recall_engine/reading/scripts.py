@@ -46,7 +46,7 @@ _SOUNDS = re.compile("|".join(sorted(_ONE_SOUND, key=len, reverse=True)))
 _VOWEL_OPENINGS = "اأإآعءאע"  # the letters a name that opens with a vowel opens with ("Omar": عمر, "Ahmed": أحمد)
 _OTHER_SCRIPT = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")  # a letter outside Latin's (Vietnamese's too)
 _WORD = re.compile(r"\w+")
-_HYPHENATED = re.compile(r"\w+(?:-\w+)+")  # a given name of two syllables joined, as Korean names are romanized
+_HYPHENATED = re.compile(r"\w+(?:-\w+)+")  # a name of joined parts ("Min-jae", "Al-Hilal"), one word in Hangul, Arabic
 _WRITTEN_IN = {"ARABIC": ("ar", "fa"), "HEBREW": ("he",), "CYRILLIC": ("ru", "uk", "bg"), "GREEK": ("el",),
                "DEVANAGARI": ("hi",)}  # the languages whose frequencies ship, by script
 _UNSPACED = ("THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN", "CJK", "HIRAGANA", "KATAKANA")  # a "word" of theirs is a
