@@ -70,8 +70,9 @@ _AGAIN = re.compile(  # a need that recurs: "chest infection again. what will th
     # with them), a wanted memory in the first three 56 -> 59 of 65, unrelated messages recalling something 3 -> 2 of 10
     r"\b(?<!once )again\b|\b\w*da(?:tta )?kke\b|\bd[eé]j[aà]\s*\?|\b(?:mesmo|msm)\s*\?|っけ|来着|더라"
     r"|[았었였]지\s*(?:[?？]|$)", re.IGNORECASE)
+ASKED = r"asked|asks|asking|wants to know|wanted to know"  # someone asking (``passes_on``, ``retrieval.asks_it``)
 _PASSED_ON = re.compile(  # someone asked (not "asked me to help", "asking for a day off")
-    r"\b(?:asked|asks|asking|wants to know|wanted to know)\b(?! (?:me |us |him |her )?(?:to|for)\b)", re.IGNORECASE)
+    rf"\b(?:{ASKED})\b(?! (?:me |us |him |her )?(?:to|for)\b)", re.IGNORECASE)
 _KEEP = re.compile(  # an instruction to keep a fact, opening the message; not one followed by what it asks after
     r"^\W*(?:(?:please|pls|plz|hey|ok|okay|also|and)\W+)*(?:remember|note(?:\s+down)?|keep in mind|don't forget"
     r"|make a note)\b(?!\s+(?:what|when|where|who|whom|which|how|why|if|whether)\b)", re.IGNORECASE)

@@ -22,6 +22,7 @@ from scope_recall_engine.errors import ConfigError
 from scope_recall_engine.reading import trust
 from scope_recall_engine.reading.glosses import GLOSSARIES, gloss, question_languages, written_in
 from scope_recall_engine.reading.intent import (
+    ASKED,
     about_the_world,
     asks_about_user,
     asks_after_own,
@@ -69,8 +70,8 @@ _KIN_LISTED = re.compile(  # each name of a list after a relation: "their two bo
     rf"\b{_KIN_WORD}(?:,|:|,? (?:are|were))? "
     r"(?P<names>[^\W\d_][\w-]*(?: \(\d+\))?(?:(?:,|,? and|,? &) [^\W\d_][\w-]*(?: \(\d+\))?){1,5})",
     re.IGNORECASE)
-_ASKS_IT = (r"(?:(?:is|was|just|keeps|kept)\s+)?(?:asked|asks|asking|wants to know|wanted to know|wonders|wondered"
-            r"|wondering)\b")  # "ethan asking when ...", "carol asked me whats ...": said before what is asked
+_ASKS_IT = rf"(?:(?:is|was|just|keeps|kept)\s+)?(?:{ASKED}|wonders|wondered|wondering)\b"  # "ethan asking when ...",
+# "carol asked me whats ...": said before what is asked (wondering too: it is not the user's own "I wonder")
 _EXACT_ID = re.compile(r"^\s*(?:#|(?:memory|mem|id)\s*#?\s*)(\d{1,12})\s*$", re.IGNORECASE)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both but
