@@ -29,7 +29,7 @@ def explain(db, view: View, query: str, limit: int = MAX_CANDIDATES) -> dict:
         miss = "gated"
     else:
         miss = None if found.admitted else ("abstained" if found.candidates else "no_match")
-    admitted = retrieval.recalled(found.candidates, *found.abstention)
+    admitted = retrieval.recalled(found.candidates, *found.abstention, found.leans)
     packed = {hit.id for hit in retrieval.near_first([c.row for c in admitted], found.candidates, found.looks_up)}
     kept = {id(c) for c in admitted}
     return {"query": clean_query(query), "miss_reason": miss, "admitted": found.admitted,
@@ -52,7 +52,7 @@ def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, packed
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "wanted": _round(candidate.wanted), "admitted": admitted,
-            "packed": packed, "why": why(candidate, admitted, *found.abstention) + left_out}
+            "packed": packed, "why": why(candidate, admitted, *found.abstention, found.leans) + left_out}
 
 
 def _round(value: float | None) -> float | None:
@@ -61,7 +61,7 @@ def _round(value: float | None) -> float | None:
 
 
 def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None, world: bool = False,
-        chat: bool = False, doubted: bool = False, makes: bool = False) -> str:
+        chat: bool = False, doubted: bool = False, makes: bool = False, leans: bool = False) -> str:
     """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
     rule's thresholds."""
     verdict = "admitted" if admitted else "abstained"
@@ -90,8 +90,10 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
         return f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor {floor}"
     passing = ("shares only common words or words in passing with this general question, so " if
                candidate.lexical_own > 0 else "")
+    first = (f" ({retrieval.FIRST_MARGIN} sd for the first ranked, as the resting probe leans to the user)"
+             if leans else "")
     return (f"{verdict}: {passing}meaning only; relevance {candidate.relevance:.3f} against the floor {floor}, "
-            f"and {beyond} beyond the best reference sentence against {margin} sd")
+            f"and {beyond} beyond the best reference sentence against {margin} sd{first}")
 
 
 def excluded(db, view: View, query: str) -> dict[str, int]:
