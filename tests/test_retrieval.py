@@ -2136,6 +2136,29 @@ def test_a_message_the_probe_alone_rests_on_the_user_is_held_to_the_chance_of_be
     assert not retrieval.search(db, view, sunset).rests_on_user
 
 
+@pytest.mark.parametrize(("message", "posts"), [
+    ("write me an IG caption for the new stock that just landed", True), ("인스타 caption 좀 써줘", True),
+    ("ek Instagram post likh do on desk posture", True), ("help me write a short fb post for the family group", True),
+    ("write a letter to the council about the bins", False), ("post office opening hours on saturday?", False),
+])
+def test_a_caption_or_a_social_networks_post_is_told_in_any_language(message, posts):
+    assert intent.posts_online(message) is posts
+
+
+def test_a_caption_the_user_asks_for_is_not_held_to_the_probes_doubt(db, monkeypatch):
+    """"aaj ke special ka ek insta caption likh de baba" (write an insta caption for today's special) rests on the
+    shack owner by its words, but the probes doubt it and find none of her memories likely wanted: a post shows the
+    user's own life, so they are not weighed and her shack is recalled. Controls, same store: without that reading it
+    recalls nothing, and a question of the world that names a social network recalls nothing either way."""
+    ids, view = _persona(db, "personal_unseen_136.json", "p548")
+    caption, myth = "aaj ke special ka ek insta caption likh de baba", "is hyperfocus real or just a tiktok myth?"
+    assert ids["p548.m21"] in _ids(retrieval.search(db, view, caption))[:3]
+    assert retrieval.search(db, view, myth).hits == []
+    monkeypatch.setattr(retrieval, "posts_online", lambda message: False)
+    assert retrieval.search(db, view, caption).hits == []
+    assert retrieval.search(db, view, myth).hits == []
+
+
 def test_a_message_the_probe_leans_to_the_user_on_is_no_small_talk_though_the_rules_read_no_question(db, monkeypatch):
     """"papa ji di appointment kehde hospital ch hundi aa" (which hospital is dad's appointment at? in Punjabi) asks
     nothing the rules can read, and the small-talk probe takes it for chat; but the resting probe leans to the

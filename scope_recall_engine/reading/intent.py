@@ -37,6 +37,9 @@ _WRITES = re.compile(  # a message, a card, a speech or a notice to write: who i
     r"\b(?:write|draft|compose|put together)(?:\s+\S+){0,4}?\s+(?:msg|message|text|note|notice|card|e-?mail|letter"
     r"|reply|speech|toast|announcement|post|caption|invitation|invite|bio|flyer|newsletter|eulogy)\b"
     r"|\b(?:notice|announcement|letter|speech|invitation)\b.*\bwording\b", re.IGNORECASE)
+_SOCIAL = re.compile(  # a caption, or a social network's post, reel or page: "write me an IG caption for the new
+    # stock", "ek Instagram post likh do", "인스타 caption 좀 써줘"; the word is the same in most languages
+    r"\b(?:captions?|insta|instagram|ig|tiktok|fb|facebook|linkedin)\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans("\u2018\u2019\u02bc", "'''")
 _HOW_DO_I = re.compile(r"\bhow (?:do|does|would) (?:i|we|one|you)\b", re.IGNORECASE)  # "how does one ...?"
 _HOW_LONG_DO_I = re.compile(  # "how long do I boil eggs", "how much should i charge", "how much do i still owe": a
@@ -370,6 +373,12 @@ def writes_to_someone(message: str) -> bool:
     """Whether the message asks for a message, a card, a speech or a notice to write ("help me write a likkle
     speech fi mi bredda's big birthday"): it rests on whom it is for and from, whatever kinds of need it is near."""
     return bool(_WRITES.search(message.translate(_APOSTROPHES)))
+
+
+def posts_online(message: str) -> bool:
+    """Whether the message speaks of a caption or of a social network: a post or a caption the user asks for shows
+    their own life (their shop, their page, their day), in whatever language the words around it are."""
+    return bool(_SOCIAL.search(message))
 
 
 def about_the_world(message: str) -> bool:

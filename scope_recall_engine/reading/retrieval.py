@@ -37,6 +37,7 @@ from scope_recall_engine.reading.intent import (
     measures,
     owned_words,
     passes_on,
+    posts_online,
     speaks_of_user,
     thanks,
     vents,
@@ -631,8 +632,11 @@ def search(db, view: View, query: str, limit: int = 10, *, use_vectors: bool = T
     # memory near it in meaning (the one it updates) is recalled, as for any message
     sure = likely is not None and likely >= RESTS_LIKELY  # the probe is sure it rests on the user
     context_floor = (SURE_CONTEXT_FLOOR if sure else CONTEXT_FLOOR) if rests else None
-    doubted = rests and probed and likely < RESTS_DOUBTED
-    if rests and probed and not (stated and speaks_of_user(asked) and not measures(asked)):
+    judged = probed and not posts_online(asked)  # a post or a caption shows the user's own life: where the rules read
+    # it as resting on the user, the probes neither doubt it nor weigh each memory's bearing (the bearing probe learnt
+    # few such requests: "write me an IG caption for the new stock" wanted her side business at 0.43)
+    doubted = rests and judged and likely < RESTS_DOUBTED
+    if rests and judged and not (stated and speaks_of_user(asked) and not measures(asked)):
         # a lookup of what the user told ("what was Jógvan's surname again?", "whats the name of that chiro i go to in
         # red deer") is found by its words and meaning (the bearing probe learnt the needs of requests); one that
         # says nothing of the user looks something up in the world ("what time does it get dark in dublin in
