@@ -1059,7 +1059,7 @@ def test_only_the_first_ranked_memory_gets_the_leaning_margin():
     assert retrieval.recalled([first, second]) == []
     assert retrieval.recalled([near(retrieval.FIRST_MARGIN - 0.1), second], leans=True) == []
     assert retrieval.recalled([first, second], world=True, leans=True) == []
-    assert "for the first ranked" in explain.why(first, True, None, False, False, False, False, True)
+    assert "as the first ranked" in explain.why(first, True, None, False, False, False, False, True)
 
 
 def test_a_parent_called_as_the_user_calls_them_is_the_users_own(db, monkeypatch):

@@ -52,7 +52,7 @@ def _candidate(rank: int, candidate: retrieval.Candidate, admitted: bool, packed
             "lexical": round(candidate.lexical_own, 4), "dense": _round(candidate.dense),
             "relevance": round(candidate.relevance, 4), "evidence": round(candidate.evidence, 4),
             "trust": round(candidate.trust, 4), "wanted": _round(candidate.wanted), "admitted": admitted,
-            "packed": packed, "why": why(candidate, admitted, *found.abstention, found.leans) + left_out}
+            "packed": packed, "why": why(candidate, admitted, *found.abstention, found.leans and rank == 1) + left_out}
 
 
 def _round(value: float | None) -> float | None:
@@ -63,7 +63,8 @@ def _round(value: float | None) -> float | None:
 def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | None = None, world: bool = False,
         chat: bool = False, doubted: bool = False, makes: bool = False, leans: bool = False) -> str:
     """The abstention rule that decided this candidate (``retrieval.admission``), with its numbers against the
-    rule's thresholds."""
+    rule's thresholds; ``leans`` for the first-ranked candidate where the resting probe leans to the user
+    (``retrieval.first_on_meaning``)."""
     verdict = "admitted" if admitted else "abstained"
     rule, floor, margin = retrieval.admission(candidate, context_floor, world, chat, doubted, makes)
     if rule == "exact":
@@ -90,8 +91,7 @@ def why(candidate: retrieval.Candidate, admitted: bool, context_floor: float | N
         return f"{verdict}: shares words with the query; relevance {candidate.relevance:.3f} against the floor {floor}"
     passing = ("shares only common words or words in passing with this general question, so " if
                candidate.lexical_own > 0 else "")
-    first = (f" ({retrieval.FIRST_MARGIN} sd for the first ranked, as the resting probe leans to the user)"
-             if leans else "")
+    first = f" ({retrieval.FIRST_MARGIN} sd as the first ranked: the resting probe leans to the user)" if leans else ""
     return (f"{verdict}: {passing}meaning only; relevance {candidate.relevance:.3f} against the floor {floor}, "
             f"and {beyond} beyond the best reference sentence against {margin} sd{first}")
 
