@@ -1733,6 +1733,30 @@ def test_the_bearing_probe_ranks_first_the_memory_a_request_rests_on(db, monkeyp
     assert with_bearing > 1.0 and lead() < 0.1
 
 
+CHAT_WITH_NATE = {
+    "ask": "Joanna: Yum! Got any favorite flavors for dairy-free desserts?",
+    "answer": "Nate: Coconut milk ice cream is my favorite, and I also love a dairy-free chocolate mousse.",
+    "recipe": "Joanna: Here's another recipe I like, a blueberry dessert with a gluten-free crust.",
+    "praise": "Nate: Wow, you're so talented at making dairy-free desserts!",
+    "must": "Joanna: Dairy-free is a must for me, especially for desserts.",
+    "games": "Nate: Playing video games and watching movies are my main hobbies.",
+}
+
+
+def test_a_lookup_naming_the_user_is_ranked_without_the_bearing_probe(db, monkeypatch):
+    """"What are Nate's favorite desserts?" over a store of Joanna and Nate's chat names one of its speakers, as
+    LoCoMo's questions do: it looks up what he said, not a need of the kind users write of themselves, which is what
+    the bearing probe learnt, and the probe lifted every line about desserts above Nate's answer. Ranked on words and
+    meaning, the answer is among the first three; control, same store: with the probe in its ranking it falls below."""
+    chat = Identity(user="joanna-and-nate", chat="c1")
+    ids = _fill(db, chat, CHAT_WITH_NATE)
+    view, question = View(chat.accessible()), "What are Nate's favorite desserts?"
+    assert ids["answer"] in _ids(retrieval.search(db, view, question, 3, abstain=False))
+    score = retrieval._score
+    monkeypatch.setattr(retrieval, "_score", lambda *args, **options: score(*args, **{**options, "bearing": True}))
+    assert ids["answer"] not in _ids(retrieval.search(db, view, question, 3, abstain=False))
+
+
 def test_a_memory_holding_the_only_word_the_store_knows_leads_however_long_the_message(db, monkeypatch):
     """"whats the name of my physio again? need to send her a email": "physio" is the one word any of the user's
     memories holds, a fifth of the message's weight; measured against the words some memory holds, the physio's
