@@ -104,7 +104,7 @@ BEARING_WEIGHT = 2.0  # the learned bearing of a memory on a message that rests 
 # low-rank probe, weight 2 put a wanted memory in the first three for 1,877 of 2,134 development messages, 1 for
 # 1,860 (probes fitted with the file left out; docs/figures.md). Not for a lookup that names the user ("where does
 # Mara live?", LoCoMo's "what are Nate's favorite desserts?"): the probe learnt what users write of themselves, and
-# such a lookup is found by its words and meaning (LoCoMo any@5 69.7 -> 71.8)
+# such a lookup is found by its words and meaning (`eval locomo` any@5 69.5 -> 71.8)
 HUBNESS_WEIGHT = 1.0  # for such a message naming no one, a memory's hubness (needs.hubness) comes off its cosines
 # (and off the meaning-alone margin, MEANING_MARGIN, for every message)
 PERSONAL_SHARE = 0.65  # a message resting this much on the kinds of need asks for the user's context (needs.py)
